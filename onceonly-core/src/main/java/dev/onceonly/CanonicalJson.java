@@ -1,0 +1,255 @@
+package dev.onceonly;
+
+import dev.onceonly.internal.JsonNumbers;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonPointer;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.json.JsonFactory;
+
+/**
+ * Canonical JSON after RFC 8785 (JSON Canonicalization Scheme), so that member order, insignificant whitespace
+ * and equivalent number or string spellings never change a request's fingerprint.
+ *
+ * <p>How it works:
+ * <ol>
+ *   <li>The document is parsed strictly: one value, no trailing content, no duplicate member names (I-JSON), no
+ *       lone surrogates. Anything else is a {@link MalformedRequestBodyException}.</li>
+ *   <li>Members named by an excluded JSON Pointer (RFC 6901) are dropped, with everything below them.</li>
+ *   <li>Object members are written sorted by their names' UTF-16 code units; strings with the minimal JCS
+ *       escapes; numbers in the ECMAScript form JCS prescribes ({@code 1.0}, {@code 1e0} and {@code 10E-1} are
+ *       all {@code 1}).</li>
+ * </ol>
+ *
+ * <p>One deliberate difference from RFC 8785: JCS reads every number as an IEEE double, so distinct integers
+ * above 2<sup>53</sup> (order ids, amounts in minor units) would collapse into one. Such numbers are written
+ * here as their exact decimal value instead. For every number a double holds exactly, the output is the JCS
+ * output. Immutable and thread-safe.
+ */
+public final class CanonicalJson {
+
+    private static final JsonFactory FACTORY = JsonFactory.builder().build();
+    private static final CanonicalJson STANDARD = new CanonicalJson(Set.of());
+
+    private final Set<String> excludedPointers;
+
+    private CanonicalJson(Set<String> excludedPointers) {
+        this.excludedPointers = excludedPointers;
+    }
+
+    /** Canonicalises whole documents. */
+    public static CanonicalJson standard() {
+        return STANDARD;
+    }
+
+    /**
+     * Canonicalises documents without the members the pointers name, such as {@code /requestedAt} or
+     * {@code /client/traceId}.
+     *
+     * @throws IdempotencyConfigurationException if a pointer is not a valid JSON Pointer or names the whole
+     *     document
+     */
+    public static CanonicalJson excluding(Collection<String> jsonPointers) {
+        return new CanonicalJson(jsonPointers.stream().map(CanonicalJson::normalisePointer)
+                .collect(Collectors.toUnmodifiableSet()));
+    }
+
+    private static String normalisePointer(String pointer) {
+        JsonPointer compiled;
+        try {
+            compiled = JsonPointer.compile(pointer);
+        } catch (IllegalArgumentException e) {
+            throw IdempotencyConfigurationException.of("excluded JSON pointer", "'" + pointer
+                    + "' is not a JSON Pointer (RFC 6901), e.g. /client/requestedAt");
+        }
+        if (compiled.matches()) {
+            throw IdempotencyConfigurationException.of("excluded JSON pointer", "the empty pointer would "
+                    + "exclude the whole body");
+        }
+        return compiled.toString();
+    }
+
+    /**
+     * Returns the canonical UTF-8 form of a JSON document.
+     *
+     * @throws MalformedRequestBodyException if {@code json} is not one well-formed JSON value
+     */
+    public byte[] canonicalize(byte[] json) {
+        Object root;
+        try (JsonParser parser = FACTORY.createParser(ObjectReadContext.empty(), json)) {
+            if (parser.nextToken() == null) {
+                throw MalformedRequestBodyException.of("the body is empty", null);
+            }
+            root = readValue(parser, "");
+            if (parser.nextToken() != null) {
+                throw MalformedRequestBodyException.of("unexpected content after the JSON value at "
+                        + location(parser), null);
+            }
+        } catch (JacksonException e) {
+            throw MalformedRequestBodyException.of(e.getOriginalMessage() + " at " + location(e), e);
+        }
+        StringBuilder out = new StringBuilder(json.length);
+        write(root, out);
+        return out.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private Object readValue(JsonParser parser, String path) {
+        JsonToken token = parser.currentToken();
+        return switch (token) {
+            case START_OBJECT -> readObject(parser, path);
+            case START_ARRAY -> readArray(parser, path);
+            case VALUE_STRING -> requireWellFormed(parser.getString(), parser);
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> new JsonNumber(parser.getDecimalValue());
+            case VALUE_TRUE -> Boolean.TRUE;
+            case VALUE_FALSE -> Boolean.FALSE;
+            case VALUE_NULL -> JsonNull.INSTANCE;
+            default -> throw MalformedRequestBodyException.of("unexpected " + token + " at " + location(parser),
+                    null);
+        };
+    }
+
+    private Map<String, Object> readObject(JsonParser parser, String path) {
+        Map<String, Object> members = new TreeMap<>();
+        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = requireWellFormed(parser.currentName(), parser);
+            String memberPath = path + "/" + escapePointerSegment(name);
+            parser.nextToken();
+            if (excludedPointers.contains(memberPath)) {
+                parser.skipChildren();
+                if (members.containsKey(name)) {
+                    throw duplicateMember(name, parser);
+                }
+                members.put(name, Excluded.INSTANCE);
+                continue;
+            }
+            if (members.put(name, readValue(parser, memberPath)) != null) {
+                throw duplicateMember(name, parser);
+            }
+        }
+        members.values().removeIf(value -> value == Excluded.INSTANCE);
+        return members;
+    }
+
+    private List<Object> readArray(JsonParser parser, String path) {
+        List<Object> elements = new ArrayList<>();
+        int index = 0;
+        while (parser.nextToken() != JsonToken.END_ARRAY) {
+            String elementPath = path + "/" + index++;
+            if (excludedPointers.contains(elementPath)) {
+                parser.skipChildren();
+            } else {
+                elements.add(readValue(parser, elementPath));
+            }
+        }
+        return elements;
+    }
+
+    private static MalformedRequestBodyException duplicateMember(String name, JsonParser parser) {
+        return MalformedRequestBodyException.of("duplicate member name (" + name.length()
+                + " characters) at " + location(parser), null);
+    }
+
+    private static String escapePointerSegment(String name) {
+        return name.replace("~", "~0").replace("/", "~1");
+    }
+
+    /** Lone surrogates cannot be encoded in UTF-8, and two of them would canonicalise alike. */
+    private static String requireWellFormed(String text, JsonParser parser) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw MalformedRequestBodyException.of("a string holds a lone UTF-16 surrogate at "
+                        + location(parser), null);
+            }
+        }
+        return text;
+    }
+
+    private static String location(JsonParser parser) {
+        var location = parser.currentLocation();
+        return "line " + location.getLineNr() + ", column " + location.getColumnNr();
+    }
+
+    private static String location(JacksonException e) {
+        var location = e.getLocation();
+        return location == null ? "an unknown position" : "line " + location.getLineNr() + ", column "
+                + location.getColumnNr();
+    }
+
+    private static void write(Object value, StringBuilder out) {
+        switch (value) {
+            case Map<?, ?> members -> {
+                out.append('{');
+                boolean first = true;
+                for (Map.Entry<?, ?> member : members.entrySet()) {
+                    if (!first) {
+                        out.append(',');
+                    }
+                    first = false;
+                    writeString((String) member.getKey(), out);
+                    out.append(':');
+                    write(member.getValue(), out);
+                }
+                out.append('}');
+            }
+            case List<?> elements -> {
+                out.append('[');
+                for (int i = 0; i < elements.size(); i++) {
+                    if (i > 0) {
+                        out.append(',');
+                    }
+                    write(elements.get(i), out);
+                }
+                out.append(']');
+            }
+            case String text -> writeString(text, out);
+            case JsonNumber number -> out.append(JsonNumbers.canonical(number.value()));
+            case Boolean bool -> out.append(bool.booleanValue());
+            case JsonNull ignored -> out.append("null");
+            default -> throw new IllegalStateException("unexpected node " + value.getClass());
+        }
+    }
+
+    private static void writeString(String text, StringBuilder out) {
+        out.append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\b' -> out.append("\\b");
+                case '\f' -> out.append("\\f");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        out.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xF, 16));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        out.append('"');
+    }
+
+    private record JsonNumber(BigDecimal value) {
+    }
+
+    private enum JsonNull { INSTANCE }
+
+    private enum Excluded { INSTANCE }
+}

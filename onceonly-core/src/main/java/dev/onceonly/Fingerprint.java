@@ -1,0 +1,168 @@
+package dev.onceonly;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SHA-256 digest of everything that makes two requests "the same request": method, route template, the
+ * components the operation selects (path variables, query parameters, headers) and the body.
+ *
+ * <p>Only the digest is ever stored, never the request it was computed from. JSON bodies are hashed in their
+ * {@link CanonicalJson canonical form}, so member order and formatting do not matter; other bodies hash as raw
+ * bytes. Every field is hashed with a tag and its length, so no two different requests can be made to produce
+ * the same byte stream by shifting text from one field into another.
+ */
+public final class Fingerprint {
+
+    /** Length of a SHA-256 digest in bytes. */
+    public static final int LENGTH = 32;
+
+    private final byte[] digest;
+
+    private Fingerprint(byte[] digest) {
+        this.digest = digest;
+    }
+
+    /**
+     * Restores a fingerprint a store read back.
+     *
+     * @throws IllegalArgumentException unless {@code digest} has {@value #LENGTH} bytes
+     */
+    public static Fingerprint ofDigest(byte[] digest) {
+        if (digest.length != LENGTH) {
+            throw new IllegalArgumentException("a fingerprint has " + LENGTH + " bytes, not " + digest.length);
+        }
+        return new Fingerprint(digest.clone());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A copy of the 32 digest bytes. */
+    public byte[] digest() {
+        return digest.clone();
+    }
+
+    /** The digest as 64 lowercase hex digits. */
+    public String hex() {
+        return HexFormat.of().formatHex(digest);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof Fingerprint that && MessageDigest.isEqual(digest, that.digest);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(digest);
+    }
+
+    @Override
+    public String toString() {
+        return "Fingerprint[" + hex() + "]";
+    }
+
+    /** Collects the parts of a request; not thread-safe, use one per request. */
+    public static final class Builder {
+
+        private @Nullable String method;
+        private @Nullable String route;
+        private final Map<String, List<String>> components = new TreeMap<>();
+        private byte @Nullable [] body;
+        private boolean jsonBody;
+
+        private Builder() {
+        }
+
+        /** The request method, such as {@code POST}; for messages, a message type. */
+        public Builder method(String method) {
+            this.method = Objects.requireNonNull(method, "method");
+            return this;
+        }
+
+        /** The route template, such as {@code /api/orders/{id}}, not the concrete path. */
+        public Builder route(String route) {
+            this.route = Objects.requireNonNull(route, "route");
+            return this;
+        }
+
+        /**
+         * Adds a selected part of the request, such as {@code ("path:id", "42")}, {@code ("query:currency",
+         * "EUR")} or {@code ("header:x-api-version", "3")}. Names are sorted; several values of one name keep
+         * their order.
+         */
+        public Builder component(String name, String value) {
+            components.computeIfAbsent(Objects.requireNonNull(name, "name"), ignored -> new ArrayList<>())
+                    .add(Objects.requireNonNull(value, "value"));
+            return this;
+        }
+
+        /** A body hashed byte for byte. */
+        public Builder rawBody(byte[] body) {
+            this.body = body.clone();
+            this.jsonBody = false;
+            return this;
+        }
+
+        /**
+         * A JSON body, hashed in canonical form.
+         *
+         * @throws MalformedRequestBodyException if {@code body} is not well-formed JSON
+         */
+        public Builder jsonBody(byte[] body, CanonicalJson canonicalJson) {
+            this.body = canonicalJson.canonicalize(body);
+            this.jsonBody = true;
+            return this;
+        }
+
+        /** A JSON body, canonicalised whole. */
+        public Builder jsonBody(byte[] body) {
+            return jsonBody(body, CanonicalJson.standard());
+        }
+
+        public Fingerprint build() {
+            MessageDigest sha256 = sha256();
+            field(sha256, 'M', method == null ? "" : method);
+            field(sha256, 'R', route == null ? "" : route);
+            for (Map.Entry<String, List<String>> component : components.entrySet()) {
+                field(sha256, 'C', component.getKey());
+                for (String value : component.getValue()) {
+                    field(sha256, 'V', value);
+                }
+            }
+            if (body != null) {
+                field(sha256, jsonBody ? 'J' : 'B', body);
+            }
+            return new Fingerprint(sha256.digest());
+        }
+
+        private static void field(MessageDigest sha256, char tag, String value) {
+            field(sha256, tag, value.getBytes(StandardCharsets.UTF_8));
+        }
+
+        private static void field(MessageDigest sha256, char tag, byte[] value) {
+            sha256.update(ByteBuffer.allocate(5).put((byte) tag).putInt(value.length).array());
+            sha256.update(value);
+        }
+
+        private static MessageDigest sha256() {
+            try {
+                return MessageDigest.getInstance("SHA-256");
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("every Java platform provides SHA-256", e);
+            }
+        }
+    }
+}

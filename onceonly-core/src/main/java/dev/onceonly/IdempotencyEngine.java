@@ -1,0 +1,380 @@
+package dev.onceonly;
+
+import dev.onceonly.OutcomePolicy.Decision;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
+import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.IdempotencyRecord;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.RecordState;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs work at most once per {@link IdempotencyScope} and gives every duplicate the first attempt's result.
+ *
+ * <p>How one {@link #execute} call works:
+ * <ol>
+ *   <li>Claim the scope in the store: insert first, read only on conflict. The store's unique key decides every
+ *       race, across threads and processes.</li>
+ *   <li>Claimed: run the work, encode its result, let the {@link OutcomePolicy} classify it, and store it as
+ *       SUCCEEDED or FAILED_FINAL, or release the key for a retry.</li>
+ *   <li>Existing record of another fingerprint: {@link IdempotencyKeyReusedException}. Finished: decode its
+ *       stored response and return it as {@code replayed}. Still running: poll until it finishes or the wait
+ *       runs out, then {@link RequestInProgressException}.</li>
+ * </ol>
+ *
+ * <p>Two modes:
+ * <ul>
+ *   <li><b>Transactional</b> (a {@link TransactionRunner} is set): claim, work and completion run in one
+ *       transaction, so they commit or roll back together; a retryable outcome or an exception rolls back the
+ *       claim with the business writes. A duplicate blocks in the database on the uncommitted claim for at most
+ *       the remaining wait. For short requests against one database.</li>
+ *   <li><b>Leased</b> (no runner): the claim commits at once with a lease, the work runs outside any
+ *       transaction, and a fenced completion stores the outcome. An attempt whose lease ran out may be taken
+ *       over by a retry; the stale attempt's completion is then refused. For work that calls other systems:
+ *       pass the idempotency key on to them, so a takeover cannot repeat their effect. Choose a lease longer
+ *       than the work's longest run.</li>
+ * </ul>
+ *
+ * <p>If the store is unreachable when claiming, {@link IdempotencyStoreException} is thrown and the work does not
+ * run. Exceptions from the work are rethrown after the key was released for a retry. Nothing here logs or keeps
+ * a request body. Immutable and thread-safe.
+ */
+public final class IdempotencyEngine {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
+
+    private final IdempotencyStore store;
+    private final Clock clock;
+    private final Duration leaseDuration;
+    private final Duration waitTimeout;
+    private final Duration pollInterval;
+    private final Duration retryAfter;
+    private final Retention retention;
+    private final OutcomePolicy outcomePolicy;
+    private final @Nullable TransactionRunner transactions;
+
+    private IdempotencyEngine(Builder builder) {
+        this.store = builder.store;
+        this.clock = builder.clock;
+        this.leaseDuration = builder.leaseDuration;
+        this.waitTimeout = builder.waitTimeout;
+        this.pollInterval = builder.pollInterval;
+        this.retryAfter = builder.retryAfter;
+        this.retention = builder.retention;
+        this.outcomePolicy = builder.outcomePolicy;
+        this.transactions = builder.transactions;
+    }
+
+    public static Builder builder(IdempotencyStore store) {
+        return new Builder(store);
+    }
+
+    /**
+     * Runs {@code work} unless this scope already has an outcome, and returns the outcome either way.
+     *
+     * @param scope owner, operation and key of the request
+     * @param fingerprint the digest of the request, to refuse a reused key
+     * @param codec turns the result into what is stored and replayed, and back
+     * @param work the business operation
+     * @return the fresh or the replayed result
+     * @throws IdempotencyKeyReusedException if the key was used for another request in this scope
+     * @throws RequestInProgressException if an earlier attempt is still running after the configured wait
+     * @throws IdempotencyStoreException if the store is unreachable (the work did not run)
+     * @throws X whatever the work throws; the key is then free for a retry
+     */
+    public <T, X extends Exception> IdempotentResult<T> execute(IdempotencyScope scope, Fingerprint fingerprint,
+            OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(codec, "codec");
+        Objects.requireNonNull(work, "work");
+        long deadline = System.nanoTime() + waitTimeout.toNanos();
+        while (true) {
+            IdempotentResult<T> result = transactions == null
+                    ? attemptLeased(scope, fingerprint, codec, work)
+                    : attemptInTransaction(transactions, scope, fingerprint, codec, work, remaining(deadline));
+            if (result != null) {
+                return result;
+            }
+            if (!pauseBeforePolling(deadline)) {
+                log.debug("Request in progress: operation={} key={}", scope.operation(), scope.key());
+                throw RequestInProgressException.of(scope, retryAfter);
+            }
+        }
+    }
+
+    /** Returns {@code null} while another attempt holds the scope. */
+    private <T, X extends Exception> @Nullable IdempotentResult<T> attemptLeased(IdempotencyScope scope,
+            Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
+        Instant now = clock.instant();
+        ClaimResult claim = store.claim(claimRequest(scope, fingerprint, now, Duration.ZERO), now);
+        return switch (claim) {
+            case ClaimResult.Claimed claimed -> runLeased(scope, claimed.token(), codec, work);
+            case ClaimResult.Duplicate duplicate -> replayOrWait(scope, fingerprint, duplicate.record(), codec);
+            case ClaimResult.Locked ignored -> null;
+        };
+    }
+
+    private <T, X extends Exception> IdempotentResult<T> runLeased(IdempotencyScope scope, LeaseToken token,
+            OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
+        T value;
+        StoredResponse response;
+        try {
+            value = work.run();
+            response = codec.encode(value);
+        } catch (Throwable failure) {
+            releaseQuietly(scope, token);
+            throw failure;
+        }
+        Decision decision = outcomePolicy.classify(response.status());
+        if (decision == Decision.RETRYABLE) {
+            releaseQuietly(scope, token);
+        } else {
+            completeLeased(scope, token, decision, response);
+        }
+        log.debug("Executed: operation={} key={} attempt={} status={}", scope.operation(), scope.key(),
+                token.attempt(), response.status());
+        return new IdempotentResult<>(value, false);
+    }
+
+    /**
+     * The work has taken effect, so its caller gets its result even when the outcome cannot be stored; a retry
+     * after the lease then runs again, which is why leased work passes the key on to the systems it calls.
+     */
+    private void completeLeased(IdempotencyScope scope, LeaseToken token, Decision decision,
+            StoredResponse response) {
+        Instant now = clock.instant();
+        try {
+            if (!store.complete(scope, token, completion(decision, response, now), now)) {
+                log.warn("Lease lost: operation={} key={} attempt={} was taken over by a later attempt after its "
+                        + "lease ran out; its outcome was not stored. Consider a longer lease.", scope.operation(),
+                        scope.key(), token.attempt());
+            }
+        } catch (IdempotencyStoreException e) {
+            log.warn("Could not store the outcome of operation={} key={} attempt={}; a retry after the lease will "
+                    + "run again", scope.operation(), scope.key(), token.attempt(), e);
+        }
+    }
+
+    private void releaseQuietly(IdempotencyScope scope, LeaseToken token) {
+        Instant now = clock.instant();
+        try {
+            store.release(scope, token, now.plus(retention.failed()), now);
+        } catch (RuntimeException e) {
+            log.warn("Could not release operation={} key={} attempt={}; it can be retried once its lease runs "
+                    + "out", scope.operation(), scope.key(), token.attempt(), e);
+        }
+    }
+
+    /** Returns {@code null} while another attempt holds the scope. */
+    private <T, X extends Exception> @Nullable IdempotentResult<T> attemptInTransaction(
+            TransactionRunner runner, IdempotencyScope scope, Fingerprint fingerprint, OutcomeCodec<T> codec,
+            IdempotentWork<T, X> work, Duration lockWait) throws X {
+        try {
+            return runner.inTransaction(() -> {
+                Instant now = clock.instant();
+                ClaimResult claim = store.claim(claimRequest(scope, fingerprint, now, lockWait), now);
+                return switch (claim) {
+                    case ClaimResult.Claimed claimed -> runInTransaction(scope, claimed.token(), codec, work);
+                    case ClaimResult.Duplicate duplicate -> replayOrWait(scope, fingerprint, duplicate.record(),
+                            codec);
+                    // The database has already waited out the lock wait on the uncommitted claim.
+                    case ClaimResult.Locked ignored -> throw RequestInProgressException.of(scope, retryAfter);
+                };
+            });
+        } catch (RollbackWithResult rolledBack) {
+            @SuppressWarnings("unchecked")
+            T value = (T) rolledBack.value;
+            return new IdempotentResult<>(value, false);
+        } catch (WorkFailed failed) {
+            @SuppressWarnings("unchecked")
+            X cause = (X) failed.getCause();
+            throw cause;
+        }
+    }
+
+    private <T, X extends Exception> IdempotentResult<T> runInTransaction(IdempotencyScope scope,
+            LeaseToken token, OutcomeCodec<T> codec, IdempotentWork<T, X> work) {
+        T value;
+        try {
+            value = work.run();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Exception checked) {
+            throw new WorkFailed(checked);
+        }
+        StoredResponse response = codec.encode(value);
+        Decision decision = outcomePolicy.classify(response.status());
+        if (decision == Decision.RETRYABLE) {
+            log.debug("Retryable outcome, rolling back: operation={} key={} status={}", scope.operation(),
+                    scope.key(), response.status());
+            throw new RollbackWithResult(value);
+        }
+        Instant now = clock.instant();
+        if (!store.complete(scope, token, completion(decision, response, now), now)) {
+            throw new IllegalStateException("The store refused to complete a claim made in the same transaction: "
+                    + "operation=" + scope.operation() + " key=" + scope.key());
+        }
+        log.debug("Executed: operation={} key={} attempt={} status={}", scope.operation(), scope.key(),
+                token.attempt(), response.status());
+        return new IdempotentResult<>(value, false);
+    }
+
+    /** Returns {@code null} if the record is still running. */
+    private <T> @Nullable IdempotentResult<T> replayOrWait(IdempotencyScope scope, Fingerprint fingerprint,
+            IdempotencyRecord record, OutcomeCodec<T> codec) {
+        if (!record.fingerprint().equals(fingerprint)) {
+            log.debug("Key reused with another request: operation={} key={}", scope.operation(), scope.key());
+            throw IdempotencyKeyReusedException.of(scope);
+        }
+        StoredResponse response = record.response();
+        if (response == null) {
+            return null;
+        }
+        log.debug("Replayed: operation={} key={} attempt={} state={}", scope.operation(), scope.key(),
+                record.attempt(), record.state());
+        return new IdempotentResult<>(codec.decode(response), true);
+    }
+
+    private ClaimRequest claimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant now,
+            Duration lockWait) {
+        Instant leaseExpiresAt = now.plus(leaseDuration);
+        return new ClaimRequest(scope, fingerprint, leaseExpiresAt, leaseExpiresAt.plus(retention.succeeded()),
+                lockWait);
+    }
+
+    private Completion completion(Decision decision, StoredResponse response, Instant now) {
+        return decision == Decision.SUCCEEDED
+                ? new Completion(RecordState.SUCCEEDED, response, now.plus(retention.succeeded()))
+                : new Completion(RecordState.FAILED_FINAL, response, now.plus(retention.failed()));
+    }
+
+    private static Duration remaining(long deadline) {
+        return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+    }
+
+    /** Sleeps one poll interval, or what is left of the wait; {@code false} once the wait is over. */
+    private boolean pauseBeforePolling(long deadline) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            return false;
+        }
+        LockSupport.parkNanos(Math.min(left, pollInterval.toNanos()));
+        if (Thread.interrupted()) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return true;
+    }
+
+    /** Carries a retryable result out of the transaction it rolls back. */
+    private static final class RollbackWithResult extends RuntimeException {
+        private final transient Object value;
+
+        RollbackWithResult(Object value) {
+            super(null, null, false, false);
+            this.value = value;
+        }
+    }
+
+    /** Carries the work's checked exception through a {@link TransactionRunner}. */
+    private static final class WorkFailed extends RuntimeException {
+        WorkFailed(Exception cause) {
+            super(cause.getMessage(), cause, false, false);
+        }
+    }
+
+    /**
+     * Builds an engine; every setting but the store has a default. Not thread-safe; the engine it builds is.
+     */
+    public static final class Builder {
+
+        private final IdempotencyStore store;
+        private Clock clock = Clock.systemUTC();
+        private Duration leaseDuration = Duration.ofSeconds(30);
+        private Duration waitTimeout = Duration.ZERO;
+        private Duration pollInterval = Duration.ofMillis(50);
+        private Duration retryAfter = Duration.ofSeconds(1);
+        private Retention retention = Retention.DEFAULT;
+        private OutcomePolicy outcomePolicy = OutcomePolicy.standard();
+        private @Nullable TransactionRunner transactions;
+
+        private Builder(IdempotencyStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /** Where time comes from; default {@link Clock#systemUTC()}. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** How long a leased attempt owns its record before a retry may take it over; default 30 s. */
+        public Builder leaseDuration(Duration leaseDuration) {
+            this.leaseDuration = positive("leaseDuration", leaseDuration);
+            return this;
+        }
+
+        /** How long a duplicate waits for a running attempt to finish before it is refused; default 0. */
+        public Builder waitTimeout(Duration waitTimeout) {
+            Objects.requireNonNull(waitTimeout, "waitTimeout");
+            if (waitTimeout.isNegative()) {
+                throw IdempotencyConfigurationException.of("waitTimeout", "must not be negative, but is "
+                        + waitTimeout);
+            }
+            this.waitTimeout = waitTimeout;
+            return this;
+        }
+
+        /** How often a waiting duplicate looks again at a leased attempt; default 50 ms. */
+        public Builder pollInterval(Duration pollInterval) {
+            this.pollInterval = positive("pollInterval", pollInterval);
+            return this;
+        }
+
+        /** The retry hint a refused duplicate gets; default 1 s. */
+        public Builder retryAfter(Duration retryAfter) {
+            this.retryAfter = positive("retryAfter", retryAfter);
+            return this;
+        }
+
+        /** How long records are kept; default {@link Retention#DEFAULT}. */
+        public Builder retention(Retention retention) {
+            this.retention = Objects.requireNonNull(retention, "retention");
+            return this;
+        }
+
+        /** Which results are stored; default {@link OutcomePolicy#standard()}. */
+        public Builder outcomePolicy(OutcomePolicy outcomePolicy) {
+            this.outcomePolicy = Objects.requireNonNull(outcomePolicy, "outcomePolicy");
+            return this;
+        }
+
+        /** Switches to transactional mode; without a runner the engine works in leased mode. */
+        public Builder transactions(TransactionRunner transactions) {
+            this.transactions = Objects.requireNonNull(transactions, "transactions");
+            return this;
+        }
+
+        public IdempotencyEngine build() {
+            return new IdempotencyEngine(this);
+        }
+
+        private static Duration positive(String name, Duration value) {
+            Objects.requireNonNull(value, name);
+            if (value.isNegative() || value.isZero()) {
+                throw IdempotencyConfigurationException.of(name, "must be positive, but is " + value);
+            }
+            return value;
+        }
+    }
+}

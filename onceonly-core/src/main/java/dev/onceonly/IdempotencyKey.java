@@ -1,0 +1,36 @@
+package dev.onceonly;
+
+import java.util.Objects;
+
+/**
+ * A validated idempotency key: the client's name for one logical request.
+ *
+ * <p>Obtain one through {@link IdempotencyKeyFormat#parse(String)} (a header value in bare or Structured Field
+ * String form) or {@link #of(String)} (the default format). A key is not a secret, but it is client input: it is
+ * only ever created after validation.
+ *
+ * @param value the key as the client chose it, without quotes
+ */
+public record IdempotencyKey(String value) {
+
+    /** The longest key any format accepts; it matches the width of the stores' key column. */
+    public static final int MAX_LENGTH = 255;
+
+    public IdempotencyKey {
+        Objects.requireNonNull(value, "value");
+    }
+
+    /**
+     * Validates {@code value} against {@link IdempotencyKeyFormat#DEFAULT}.
+     *
+     * @throws InvalidIdempotencyKeyException naming the rule {@code value} breaks
+     */
+    public static IdempotencyKey of(String value) {
+        return IdempotencyKeyFormat.DEFAULT.validate(value);
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+}

@@ -1,0 +1,29 @@
+package dev.onceonly;
+
+/**
+ * The key was already used in this scope for a different request (another fingerprint). The stored outcome
+ * belongs to that other request, so it is neither replayed nor executed again.
+ */
+public final class IdempotencyKeyReusedException extends IdempotencyException {
+
+    private final IdempotencyScope scope;
+
+    private IdempotencyKeyReusedException(IdempotencyScope scope) {
+        super("Idempotency key " + scope.key().value() + " of operation '" + scope.operation()
+                + "' was already used with a different request", false);
+        this.scope = scope;
+    }
+
+    public static IdempotencyKeyReusedException of(IdempotencyScope scope) {
+        return new IdempotencyKeyReusedException(scope);
+    }
+
+    public IdempotencyScope scope() {
+        return scope;
+    }
+
+    @Override
+    public String problemType() {
+        return "idempotency-key-reused";
+    }
+}

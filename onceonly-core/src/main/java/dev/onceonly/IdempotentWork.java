@@ -1,0 +1,13 @@
+package dev.onceonly;
+
+/**
+ * The business operation the engine runs at most once per scope.
+ *
+ * @param <T> the result type
+ * @param <X> the checked exception the work may throw ({@link RuntimeException} for none)
+ */
+@FunctionalInterface
+public interface IdempotentWork<T, X extends Exception> {
+
+    T run() throws X;
+}

@@ -1,0 +1,28 @@
+package dev.onceonly;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How long records are kept before they may be purged and their keys count as new.
+ *
+ * @param succeeded for records that succeeded (and for running ones, counted from the end of their lease)
+ * @param failed for records that failed, finally or retryably
+ */
+public record Retention(Duration succeeded, Duration failed) {
+
+    /** 24 hours for every record, as Stripe keeps keys. */
+    public static final Retention DEFAULT = new Retention(Duration.ofHours(24), Duration.ofHours(24));
+
+    public Retention {
+        requirePositive("retention.succeeded", succeeded);
+        requirePositive("retention.failed", failed);
+    }
+
+    private static void requirePositive(String name, Duration value) {
+        Objects.requireNonNull(value, name);
+        if (value.isNegative() || value.isZero()) {
+            throw IdempotencyConfigurationException.of(name, "must be positive, but is " + value);
+        }
+    }
+}

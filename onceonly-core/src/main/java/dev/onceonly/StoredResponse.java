@@ -1,0 +1,129 @@
+package dev.onceonly;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The outcome of a request as it is stored and replayed: status, allow-listed headers, body bytes and the id of
+ * the resource it created. Immutable; {@link #toString()} never prints the body.
+ */
+public final class StoredResponse {
+
+    private final int status;
+    private final Map<String, List<String>> headers;
+    private final byte[] body;
+    private final @Nullable String resourceId;
+
+    private StoredResponse(int status, Map<String, List<String>> headers, byte[] body, @Nullable String resourceId) {
+        this.status = status;
+        this.headers = headers;
+        this.body = body;
+        this.resourceId = resourceId;
+    }
+
+    /**
+     * @param status an HTTP status (100 to 599); non-HTTP results use 200 for success and a 4xx for a final
+     *     business rejection, so that the {@link OutcomePolicy} can classify them
+     * @param headers header names to values, in the order they are to be replayed; names must be HTTP tokens,
+     *     values must not contain CR, LF or NUL
+     * @param body the body bytes, possibly empty
+     * @param resourceId the id of the created resource, if any, for logs and look-ups (at most 255 characters)
+     * @throws IllegalArgumentException if a value breaks these rules
+     */
+    public static StoredResponse of(int status, Map<String, List<String>> headers, byte[] body,
+            @Nullable String resourceId) {
+        if (status < 100 || status > 599) {
+            throw new IllegalArgumentException("status must be 100 to 599, but is " + status);
+        }
+        if (resourceId != null && (resourceId.isEmpty() || resourceId.length() > 255)) {
+            throw new IllegalArgumentException("resourceId must be 1 to 255 characters");
+        }
+        Map<String, List<String>> copy = new LinkedHashMap<>();
+        headers.forEach((name, values) -> {
+            requireToken(name);
+            values.forEach(StoredResponse::requireFieldValue);
+            copy.put(name, List.copyOf(values));
+        });
+        return new StoredResponse(status, Collections.unmodifiableMap(copy), body.clone(), resourceId);
+    }
+
+    /** A response with a status and a body only. */
+    public static StoredResponse of(int status, byte[] body) {
+        return of(status, Map.of(), body, null);
+    }
+
+    private static void requireToken(String name) {
+        Objects.requireNonNull(name, "header name");
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("header names must not be empty");
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+            if (!tchar) {
+                throw new IllegalArgumentException("header name is not an HTTP token at position " + (i + 1));
+            }
+        }
+    }
+
+    private static void requireFieldValue(String value) {
+        Objects.requireNonNull(value, "header value");
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '\r' || c == '\n' || c == 0) {
+                throw new IllegalArgumentException("header values must not contain CR, LF or NUL");
+            }
+        }
+    }
+
+    public int status() {
+        return status;
+    }
+
+    /** Unmodifiable, in replay order. */
+    public Map<String, List<String>> headers() {
+        return headers;
+    }
+
+    /** A copy of the body bytes. */
+    public byte[] body() {
+        return body.clone();
+    }
+
+    /** The body decoded as UTF-8. */
+    public String bodyAsString() {
+        return new String(body, StandardCharsets.UTF_8);
+    }
+
+    public int bodyLength() {
+        return body.length;
+    }
+
+    public @Nullable String resourceId() {
+        return resourceId;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof StoredResponse that && status == that.status && headers.equals(that.headers)
+                && Arrays.equals(body, that.body) && Objects.equals(resourceId, that.resourceId);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(status, headers, Arrays.hashCode(body), resourceId);
+    }
+
+    @Override
+    public String toString() {
+        return "StoredResponse[status=" + status + ", headers=" + headers.keySet() + ", body=" + body.length
+                + " bytes, resourceId=" + resourceId + "]";
+    }
+}

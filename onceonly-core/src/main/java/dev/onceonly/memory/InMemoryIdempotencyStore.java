@@ -1,0 +1,93 @@
+package dev.onceonly.memory;
+
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
+import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.IdempotencyRecord;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.RecordState;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
+
+/**
+ * An {@link IdempotencyStore} in this process's memory, for tests and single-process use. Records do not
+ * survive a restart and are not shared between processes. Every method is atomic per scope (a
+ * {@link ConcurrentHashMap} compute); it never blocks on another attempt, so it never answers
+ * {@link ClaimResult.Locked}. Thread-safe.
+ */
+public final class InMemoryIdempotencyStore implements IdempotencyStore {
+
+    private final Map<IdempotencyScope, IdempotencyRecord> records = new ConcurrentHashMap<>();
+
+    @Override
+    public ClaimResult claim(ClaimRequest request, Instant now) {
+        AtomicReference<ClaimResult> result = new AtomicReference<>();
+        records.compute(request.scope(), (scope, existing) -> {
+            if (existing != null && !existing.isClaimableBy(request.fingerprint(), now)) {
+                result.set(new ClaimResult.Duplicate(existing));
+                return existing;
+            }
+            int attempt = existing == null ? 1 : existing.attempt() + 1;
+            Instant createdAt = existing == null || existing.isExpired(now) ? now : existing.createdAt();
+            result.set(new ClaimResult.Claimed(new LeaseToken(attempt)));
+            return new IdempotencyRecord(scope, request.fingerprint(), RecordState.PROCESSING, attempt,
+                    request.leaseExpiresAt(), null, createdAt, now, request.expiresAt());
+        });
+        return result.get();
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
+        return Optional.ofNullable(records.get(scope));
+    }
+
+    @Override
+    public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
+        return transition(scope, token, existing -> new IdempotencyRecord(scope, existing.fingerprint(),
+                completion.state(), existing.attempt(), null, completion.response(), existing.createdAt(), now,
+                completion.expiresAt()));
+    }
+
+    @Override
+    public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
+        return transition(scope, token, existing -> new IdempotencyRecord(scope, existing.fingerprint(),
+                RecordState.FAILED_RETRYABLE, existing.attempt(), null, null, existing.createdAt(), now,
+                expiresAt));
+    }
+
+    private boolean transition(IdempotencyScope scope, LeaseToken token,
+            UnaryOperator<IdempotencyRecord> change) {
+        AtomicReference<Boolean> changed = new AtomicReference<>(false);
+        records.computeIfPresent(scope, (ignored, existing) -> {
+            if (existing.state() != RecordState.PROCESSING || existing.attempt() != token.attempt()) {
+                return existing;
+            }
+            changed.set(true);
+            return change.apply(existing);
+        });
+        return changed.get();
+    }
+
+    @Override
+    public int purgeExpired(Instant now, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be positive, but is " + limit);
+        }
+        int purged = 0;
+        for (Iterator<Map.Entry<IdempotencyScope, IdempotencyRecord>> it = records.entrySet().iterator();
+                it.hasNext() && purged < limit; ) {
+            Map.Entry<IdempotencyScope, IdempotencyRecord> entry = it.next();
+            if (entry.getValue().isExpired(now) && records.remove(entry.getKey(), entry.getValue())) {
+                purged++;
+            }
+        }
+        return purged;
+    }
+}

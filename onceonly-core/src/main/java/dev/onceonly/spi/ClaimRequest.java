@@ -1,0 +1,35 @@
+package dev.onceonly.spi;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyScope;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * What an attempt asks of {@link IdempotencyStore#claim}.
+ *
+ * @param scope owner, operation and key
+ * @param fingerprint the digest of this request
+ * @param leaseExpiresAt until when the claiming attempt owns the record
+ * @param expiresAt from when the record may be purged (at or after {@code leaseExpiresAt})
+ * @param lockWait how long a store may block on a claim held by another, uncommitted transaction before it
+ *     answers {@link ClaimResult.Locked}; stores that never block ignore it
+ */
+public record ClaimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant leaseExpiresAt,
+        Instant expiresAt, Duration lockWait) {
+
+    public ClaimRequest {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(leaseExpiresAt, "leaseExpiresAt");
+        Objects.requireNonNull(expiresAt, "expiresAt");
+        Objects.requireNonNull(lockWait, "lockWait");
+        if (expiresAt.isBefore(leaseExpiresAt)) {
+            throw new IllegalArgumentException("expiresAt must not be before leaseExpiresAt");
+        }
+        if (lockWait.isNegative()) {
+            throw new IllegalArgumentException("lockWait must not be negative");
+        }
+    }
+}

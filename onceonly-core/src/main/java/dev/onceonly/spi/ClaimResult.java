@@ -1,0 +1,38 @@
+package dev.onceonly.spi;
+
+import java.util.Objects;
+
+/** The answer of {@link IdempotencyStore#claim}: an expected outcome, never an exception. */
+public sealed interface ClaimResult {
+
+    /**
+     * The caller now owns the record in state PROCESSING: it was new, expired, failed retryably, or its lease had
+     * run out.
+     *
+     * @param token the fencing token to complete or release the record with
+     */
+    record Claimed(LeaseToken token) implements ClaimResult {
+        public Claimed {
+            Objects.requireNonNull(token, "token");
+        }
+    }
+
+    /**
+     * A record exists that this request may not claim: finished, still leased, or created by another request.
+     *
+     * @param record the record as stored
+     */
+    record Duplicate(IdempotencyRecord record) implements ClaimResult {
+        public Duplicate {
+            Objects.requireNonNull(record, "record");
+        }
+    }
+
+    /**
+     * Another transaction has claimed the scope and not committed yet, and it did not finish within the
+     * request's {@link ClaimRequest#lockWait() lock wait}. Only stores that join the caller's transaction answer
+     * this.
+     */
+    record Locked() implements ClaimResult {
+    }
+}

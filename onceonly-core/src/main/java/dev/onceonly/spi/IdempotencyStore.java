@@ -1,0 +1,76 @@
+package dev.onceonly.spi;
+
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotencyStoreException;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Durable storage of idempotency records: what a store author implements.
+ *
+ * <p>Each method is atomic on its own and safe to call from many threads and many processes at once; the
+ * store's uniqueness guarantee on the {@link IdempotencyScope} decides every race. Expected outcomes are return
+ * values; {@link IdempotencyStoreException} means only that the store is broken or unreachable. Time is always
+ * an argument, read by the caller from its {@link java.time.Clock}: a store never reads a clock of its own.
+ *
+ * <p>A store that can join the caller's transaction (the JDBC store) makes every write part of it, so that a
+ * claim, the business write and the completion commit or roll back together.
+ *
+ * <p>Every implementation passes the contract suite in {@code onceonly-store-tck}.
+ */
+public interface IdempotencyStore {
+
+    /**
+     * Claims the scope for a new attempt, atomically:
+     * <ul>
+     *   <li>no record, or an {@linkplain IdempotencyRecord#isExpired expired} one: insert PROCESSING with attempt 1
+     *       (an expired record is replaced, keeping the attempt count rising) → {@link ClaimResult.Claimed};</li>
+     *   <li>a record of the same fingerprint that is FAILED_RETRYABLE or PROCESSING with an expired lease: take it
+     *       over as PROCESSING with attempt + 1 → {@link ClaimResult.Claimed};</li>
+     *   <li>any other record → {@link ClaimResult.Duplicate} with the record as stored;</li>
+     *   <li>a claim held by another uncommitted transaction for longer than the lock wait →
+     *       {@link ClaimResult.Locked}.</li>
+     * </ul>
+     * The rule is {@link IdempotencyRecord#isClaimableBy}. Of any number of concurrent claims on one scope, at
+     * most one is {@code Claimed} per attempt number.
+     *
+     * @throws IdempotencyStoreException if the store cannot be reached
+     */
+    ClaimResult claim(ClaimRequest request, Instant now);
+
+    /**
+     * Reads the record of a scope as stored, expired or not.
+     *
+     * @throws IdempotencyStoreException if the store cannot be reached
+     */
+    Optional<IdempotencyRecord> find(IdempotencyScope scope);
+
+    /**
+     * Stores how the attempt {@code token} finished: the record becomes SUCCEEDED or FAILED_FINAL with the
+     * response. Succeeds only while the record is PROCESSING with this attempt, even if the lease ran out in the
+     * meantime, as long as no one took it over.
+     *
+     * @return {@code true} if stored; {@code false} if the attempt lost the record and nothing was written
+     * @throws IdempotencyStoreException if the store cannot be reached
+     */
+    boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now);
+
+    /**
+     * Marks the attempt {@code token} FAILED_RETRYABLE, so the next request with the same key runs again. Same
+     * fencing as {@link #complete}.
+     *
+     * @param expiresAt from when the record may be purged
+     * @return {@code true} if released; {@code false} if the attempt had lost the record
+     * @throws IdempotencyStoreException if the store cannot be reached
+     */
+    boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now);
+
+    /**
+     * Deletes up to {@code limit} records whose {@code expiresAt} is at or before {@code now}, in one short
+     * transaction that skips rows other transactions hold. Call it repeatedly to purge more.
+     *
+     * @return the number of records deleted
+     * @throws IdempotencyStoreException if the store cannot be reached
+     */
+    int purgeExpired(Instant now, int limit);
+}

@@ -1,0 +1,613 @@
+package dev.onceonly.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.StoredResponse;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
+import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.IdempotencyRecord;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.RecordState;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract every {@link IdempotencyStore} passes. Extend it in a store's tests and implement
+ * {@link #createStore(Clock)}; the suite runs unchanged against every store.
+ *
+ * <p>Every test works in a fresh random scope, so the suite runs against shared, always-on databases without
+ * truncating tables. Time is driven by a {@link MutableClock} and passed to the store as {@code now}: leases and
+ * expiry are tested by moving the clock, never by sleeping. Instants are whole milliseconds, which every
+ * database keeps exactly.
+ */
+public abstract class IdempotencyStoreContract {
+
+    /** Threads racing on one key in the concurrency tests. */
+    protected static final int RACERS = 64;
+    /** Rounds of each race, each on a fresh key. */
+    protected static final int ROUNDS = 20;
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final Duration RETENTION = Duration.ofHours(24);
+
+    protected final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    protected IdempotencyStore store;
+    private final String owner = "tck-" + UUID.randomUUID();
+
+    /**
+     * Returns the store under test. Called before each test; the clock is the one the suite moves, for stores
+     * that need one.
+     */
+    protected abstract IdempotencyStore createStore(Clock clock);
+
+    @BeforeEach
+    void createStoreUnderTest() {
+        store = createStore(clock);
+    }
+
+    @AfterEach
+    void closeStoreUnderTest() throws Exception {
+        if (store instanceof AutoCloseable closeable) {
+            closeable.close();
+        }
+    }
+
+    @Nested
+    class Claim {
+
+        @Test
+        void firstClaimIsGrantedWithAttemptOne() {
+            IdempotencyScope scope = newScope();
+
+            ClaimResult result = store.claim(claimRequest(scope, fingerprint("a")), now());
+
+            assertThat(result).isEqualTo(new ClaimResult.Claimed(new LeaseToken(1)));
+        }
+
+        @Test
+        void claimedRecordIsProcessingWithItsLease() {
+            IdempotencyScope scope = newScope();
+
+            store.claim(claimRequest(scope, fingerprint("a")), now());
+
+            IdempotencyRecord record = store.find(scope).orElseThrow();
+            assertThat(record.scope()).isEqualTo(scope);
+            assertThat(record.fingerprint()).isEqualTo(fingerprint("a"));
+            assertThat(record.state()).isEqualTo(RecordState.PROCESSING);
+            assertThat(record.attempt()).isEqualTo(1);
+            assertThat(record.leaseExpiresAt()).isEqualTo(now().plus(LEASE));
+            assertThat(record.response()).isNull();
+            assertThat(record.createdAt()).isEqualTo(now());
+            assertThat(record.expiresAt()).isEqualTo(now().plus(LEASE).plus(RETENTION));
+        }
+
+        @Test
+        void secondClaimSeesProcessingRecord() {
+            IdempotencyScope scope = newScope();
+            store.claim(claimRequest(scope, fingerprint("a")), now());
+
+            ClaimResult second = store.claim(claimRequest(scope, fingerprint("a")), now());
+
+            assertThat(second).isInstanceOfSatisfying(ClaimResult.Duplicate.class, duplicate -> {
+                assertThat(duplicate.record().state()).isEqualTo(RecordState.PROCESSING);
+                assertThat(duplicate.record().attempt()).isEqualTo(1);
+            });
+        }
+
+        @Test
+        void claimWithAnotherFingerprintSeesTheFirstRequestsRecord() {
+            IdempotencyScope scope = newScope();
+            store.claim(claimRequest(scope, fingerprint("a")), now());
+
+            ClaimResult other = store.claim(claimRequest(scope, fingerprint("b")), now());
+
+            assertThat(other).isInstanceOfSatisfying(ClaimResult.Duplicate.class,
+                    duplicate -> assertThat(duplicate.record().fingerprint()).isEqualTo(fingerprint("a")));
+        }
+
+        @Test
+        void sameKeyUnderAnotherOwnerOrOperationIsIndependent() {
+            IdempotencyScope scope = newScope();
+            IdempotencyScope otherOwner = new IdempotencyScope(scope.owner() + "-other", scope.operation(),
+                    scope.key());
+            IdempotencyScope otherOperation = new IdempotencyScope(scope.owner(), "other-operation", scope.key());
+            store.claim(claimRequest(scope, fingerprint("a")), now());
+
+            ClaimResult byOtherOwner = store.claim(claimRequest(otherOwner, fingerprint("a")), now());
+            ClaimResult byOtherOperation = store.claim(claimRequest(otherOperation, fingerprint("a")), now());
+
+            assertThat(byOtherOwner).isEqualTo(new ClaimResult.Claimed(new LeaseToken(1)));
+            assertThat(byOtherOperation).isEqualTo(new ClaimResult.Claimed(new LeaseToken(1)));
+        }
+
+        @Test
+        void unknownScopeIsNotFound() {
+            assertThat(store.find(newScope())).isEmpty();
+        }
+    }
+
+    @Nested
+    class Complete {
+
+        @Test
+        void completedRecordIsReplayedToDuplicates() {
+            IdempotencyScope scope = newScope();
+            LeaseToken token = claim(scope, fingerprint("a"));
+            StoredResponse response = richResponse();
+
+            boolean completed = store.complete(scope, token, succeeded(response), now());
+
+            assertThat(completed).isTrue();
+            ClaimResult duplicate = store.claim(claimRequest(scope, fingerprint("a")), now());
+            assertThat(duplicate).isInstanceOfSatisfying(ClaimResult.Duplicate.class, d -> {
+                assertThat(d.record().state()).isEqualTo(RecordState.SUCCEEDED);
+                assertThat(d.record().response()).isEqualTo(response);
+                assertThat(d.record().leaseExpiresAt()).isNull();
+                assertThat(d.record().expiresAt()).isEqualTo(now().plus(RETENTION));
+            });
+        }
+
+        @Test
+        void storedResponseKeepsEveryByteHeaderOrderAndEmptyBodies() {
+            byte[] allBytes = new byte[256];
+            for (int i = 0; i < allBytes.length; i++) {
+                allBytes[i] = (byte) i;
+            }
+            Map<String, List<String>> headers = new LinkedHashMap<>();
+            headers.put("Location", List.of("/orders/1"));
+            headers.put("Vary", List.of("Accept", "Accept-Language"));
+            headers.put("Content-Type", List.of("application/octet-stream"));
+            StoredResponse binary = StoredResponse.of(201, headers, allBytes, "order-1");
+            StoredResponse empty = StoredResponse.of(204, new byte[0]);
+            IdempotencyScope first = newScope();
+            IdempotencyScope second = newScope();
+
+            store.complete(first, claim(first, fingerprint("a")), succeeded(binary), now());
+            store.complete(second, claim(second, fingerprint("a")), succeeded(empty), now());
+
+            StoredResponse readBinary = store.find(first).orElseThrow().response();
+            assertThat(readBinary).isEqualTo(binary);
+            assertThat(List.copyOf(readBinary.headers().keySet())).containsExactly("Location", "Vary",
+                    "Content-Type");
+            assertThat(store.find(second).orElseThrow().response()).isEqualTo(empty);
+        }
+
+        @Test
+        void finalFailureIsStoredAndReplayed() {
+            IdempotencyScope scope = newScope();
+            LeaseToken token = claim(scope, fingerprint("a"));
+            StoredResponse rejection = StoredResponse.of(422, body("{\"error\":\"insufficient stock\"}"));
+
+            boolean completed = store.complete(scope, token,
+                    new Completion(RecordState.FAILED_FINAL, rejection, now().plus(RETENTION)), now());
+
+            assertThat(completed).isTrue();
+            assertThat(store.claim(claimRequest(scope, fingerprint("a")), now()))
+                    .isInstanceOfSatisfying(ClaimResult.Duplicate.class, d -> {
+                        assertThat(d.record().state()).isEqualTo(RecordState.FAILED_FINAL);
+                        assertThat(d.record().response()).isEqualTo(rejection);
+                    });
+        }
+
+        @Test
+        void completeWithAnotherAttemptIsRefused() {
+            IdempotencyScope scope = newScope();
+            claim(scope, fingerprint("a"));
+
+            boolean completed = store.complete(scope, new LeaseToken(2), succeeded(simpleResponse()), now());
+
+            assertThat(completed).isFalse();
+            assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.PROCESSING);
+        }
+
+        @Test
+        void secondCompleteIsRefusedAndKeepsTheFirstResponse() {
+            IdempotencyScope scope = newScope();
+            LeaseToken token = claim(scope, fingerprint("a"));
+            StoredResponse first = simpleResponse();
+            store.complete(scope, token, succeeded(first), now());
+
+            boolean again = store.complete(scope, token, succeeded(StoredResponse.of(200, body("other"))), now());
+
+            assertThat(again).isFalse();
+            assertThat(store.find(scope).orElseThrow().response()).isEqualTo(first);
+        }
+
+        @Test
+        void completeOfUnknownScopeIsRefused() {
+            assertThat(store.complete(newScope(), new LeaseToken(1), succeeded(simpleResponse()), now())).isFalse();
+        }
+
+        @Test
+        void completeAfterLeaseRanOutButBeforeAnyTakeoverSucceeds() {
+            IdempotencyScope scope = newScope();
+            LeaseToken token = claim(scope, fingerprint("a"));
+            clock.advance(LEASE.multipliedBy(2));
+
+            boolean completed = store.complete(scope, token, succeeded(simpleResponse()), now());
+
+            assertThat(completed).isTrue();
+            assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+        }
+    }
+
+    @Nested
+    class Fail {
+
+        @Test
+        void releasedRecordIsClaimedAgainWithTheNextAttempt() {
+            IdempotencyScope scope = newScope();
+            LeaseToken first = claim(scope, fingerprint("a"));
+
+            boolean released = store.release(scope, first, now().plus(RETENTION), now());
+
+            assertThat(released).isTrue();
+            assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_RETRYABLE);
+            assertThat(store.claim(claimRequest(scope, fingerprint("a")), now()))
+                    .isEqualTo(new ClaimResult.Claimed(new LeaseToken(2)));
+        }
+
+        @Test
+        void retryAfterReleaseCanSucceed() {
+            IdempotencyScope scope = newScope();
+            store.release(scope, claim(scope, fingerprint("a")), now().plus(RETENTION), now());
+            LeaseToken second = claim(scope, fingerprint("a"));
+
+            boolean completed = store.complete(scope, second, succeeded(simpleResponse()), now());
+
+            assertThat(completed).isTrue();
+            IdempotencyRecord record = store.find(scope).orElseThrow();
+            assertThat(record.state()).isEqualTo(RecordState.SUCCEEDED);
+            assertThat(record.attempt()).isEqualTo(2);
+        }
+
+        @Test
+        void releasedRecordRefusesAnotherFingerprint() {
+            IdempotencyScope scope = newScope();
+            store.release(scope, claim(scope, fingerprint("a")), now().plus(RETENTION), now());
+
+            ClaimResult other = store.claim(claimRequest(scope, fingerprint("b")), now());
+
+            assertThat(other).isInstanceOf(ClaimResult.Duplicate.class);
+        }
+
+        @Test
+        void releaseWithAnotherAttemptIsRefused() {
+            IdempotencyScope scope = newScope();
+            claim(scope, fingerprint("a"));
+
+            boolean released = store.release(scope, new LeaseToken(7), now().plus(RETENTION), now());
+
+            assertThat(released).isFalse();
+            assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.PROCESSING);
+        }
+
+        @Test
+        void releaseAfterCompleteIsRefused() {
+            IdempotencyScope scope = newScope();
+            LeaseToken token = claim(scope, fingerprint("a"));
+            store.complete(scope, token, succeeded(simpleResponse()), now());
+
+            boolean released = store.release(scope, token, now().plus(RETENTION), now());
+
+            assertThat(released).isFalse();
+            assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+        }
+    }
+
+    @Nested
+    class LeaseTakeover {
+
+        @Test
+        void liveLeaseIsNotTakenOver() {
+            IdempotencyScope scope = newScope();
+            claim(scope, fingerprint("a"));
+            clock.advance(LEASE.minusMillis(1));
+
+            ClaimResult retry = store.claim(claimRequest(scope, fingerprint("a")), now());
+
+            assertThat(retry).isInstanceOf(ClaimResult.Duplicate.class);
+        }
+
+        @Test
+        void expiredLeaseIsTakenOver() {
+            IdempotencyScope scope = newScope();
+            claim(scope, fingerprint("a"));
+            clock.advance(LEASE);
+
+            ClaimResult retry = store.claim(claimRequest(scope, fingerprint("a")), now());
+
+            assertThat(retry).isEqualTo(new ClaimResult.Claimed(new LeaseToken(2)));
+            IdempotencyRecord record = store.find(scope).orElseThrow();
+            assertThat(record.state()).isEqualTo(RecordState.PROCESSING);
+            assertThat(record.leaseExpiresAt()).isEqualTo(now().plus(LEASE));
+        }
+
+        @Test
+        void completeIsRejectedAfterTakeover() {
+            IdempotencyScope scope = newScope();
+            LeaseToken stale = claim(scope, fingerprint("a"));
+            clock.advance(LEASE.plusSeconds(1));
+            LeaseToken fresh = claim(scope, fingerprint("a"));
+            StoredResponse freshResponse = StoredResponse.of(201, body("fresh"));
+
+            boolean staleCompleted = store.complete(scope, stale, succeeded(StoredResponse.of(201, body("stale"))),
+                    now());
+            boolean freshCompleted = store.complete(scope, fresh, succeeded(freshResponse), now());
+
+            assertThat(staleCompleted).isFalse();
+            assertThat(freshCompleted).isTrue();
+            assertThat(store.find(scope).orElseThrow().response()).isEqualTo(freshResponse);
+        }
+
+        @Test
+        void releaseIsRejectedAfterTakeover() {
+            IdempotencyScope scope = newScope();
+            LeaseToken stale = claim(scope, fingerprint("a"));
+            clock.advance(LEASE.plusSeconds(1));
+            claim(scope, fingerprint("a"));
+
+            boolean released = store.release(scope, stale, now().plus(RETENTION), now());
+
+            assertThat(released).isFalse();
+            IdempotencyRecord record = store.find(scope).orElseThrow();
+            assertThat(record.state()).isEqualTo(RecordState.PROCESSING);
+            assertThat(record.attempt()).isEqualTo(2);
+        }
+
+        @Test
+        void anotherFingerprintCannotTakeOverAnExpiredLease() {
+            IdempotencyScope scope = newScope();
+            claim(scope, fingerprint("a"));
+            clock.advance(LEASE.plusSeconds(1));
+
+            ClaimResult other = store.claim(claimRequest(scope, fingerprint("b")), now());
+
+            assertThat(other).isInstanceOfSatisfying(ClaimResult.Duplicate.class,
+                    d -> assertThat(d.record().attempt()).isEqualTo(1));
+        }
+    }
+
+    @Nested
+    class Expiry {
+
+        @Test
+        void completedRecordIsReplayedUntilItExpires() {
+            IdempotencyScope scope = newScope();
+            store.complete(scope, claim(scope, fingerprint("a")), succeeded(simpleResponse()), now());
+            clock.advance(RETENTION.minusMillis(1));
+
+            ClaimResult duplicate = store.claim(claimRequest(scope, fingerprint("a")), now());
+
+            assertThat(duplicate).isInstanceOf(ClaimResult.Duplicate.class);
+        }
+
+        @Test
+        void expiredRecordCountsAsNewEvenForAnotherRequest() {
+            IdempotencyScope scope = newScope();
+            store.complete(scope, claim(scope, fingerprint("a")), succeeded(simpleResponse()), now());
+            clock.advance(RETENTION);
+
+            ClaimResult fresh = store.claim(claimRequest(scope, fingerprint("b")), now());
+
+            assertThat(fresh).isInstanceOfSatisfying(ClaimResult.Claimed.class,
+                    claimed -> assertThat(claimed.token().attempt()).isGreaterThan(1));
+            IdempotencyRecord record = store.find(scope).orElseThrow();
+            assertThat(record.fingerprint()).isEqualTo(fingerprint("b"));
+            assertThat(record.state()).isEqualTo(RecordState.PROCESSING);
+            assertThat(record.response()).isNull();
+            assertThat(record.createdAt()).isEqualTo(now());
+        }
+    }
+
+    @Nested
+    class Purge {
+
+        @Test
+        void purgeDeletesExpiredRecordsInBatchesAndKeepsTheRest() {
+            List<IdempotencyScope> expired = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                IdempotencyScope scope = newScope();
+                store.complete(scope, claim(scope, fingerprint("a")), succeeded(simpleResponse()), now());
+                expired.add(scope);
+            }
+            clock.advance(RETENTION.plusSeconds(1));
+            IdempotencyScope live = newScope();
+            store.complete(live, claim(live, fingerprint("a")), succeeded(simpleResponse()), now());
+            IdempotencyScope running = newScope();
+            claim(running, fingerprint("a"));
+
+            List<Integer> batches = new ArrayList<>();
+            int purged;
+            do {
+                purged = store.purgeExpired(now(), 2);
+                batches.add(purged);
+            } while (purged > 0);
+
+            assertThat(batches).allSatisfy(batch -> assertThat(batch).isBetween(0, 2));
+            assertThat(batches.stream().mapToInt(Integer::intValue).sum()).isGreaterThanOrEqualTo(expired.size());
+            assertThat(expired).allSatisfy(scope -> assertThat(store.find(scope)).isEmpty());
+            assertThat(store.find(live)).isPresent();
+            assertThat(store.find(running)).isPresent();
+        }
+
+        @Test
+        void purgedKeyCountsAsNew() {
+            IdempotencyScope scope = newScope();
+            store.complete(scope, claim(scope, fingerprint("a")), succeeded(simpleResponse()), now());
+            clock.advance(RETENTION.plusSeconds(1));
+            while (store.purgeExpired(now(), 100) > 0) {
+                // purge everything that is due
+            }
+
+            ClaimResult fresh = store.claim(claimRequest(scope, fingerprint("b")), now());
+
+            assertThat(fresh).isEqualTo(new ClaimResult.Claimed(new LeaseToken(1)));
+        }
+    }
+
+    @Nested
+    class Concurrency {
+
+        @Test
+        void exactlyOneOfManyConcurrentClaimsWins() throws Exception {
+            for (int round = 0; round < ROUNDS; round++) {
+                IdempotencyScope scope = newScope();
+                Instant now = now();
+
+                List<ClaimResult> results = race(RACERS,
+                        i -> () -> store.claim(claimRequest(scope, fingerprint("a")), now));
+
+                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance)
+                        .containsExactly(new ClaimResult.Claimed(new LeaseToken(1)));
+                assertThat(results).filteredOn(result -> !(result instanceof ClaimResult.Claimed))
+                        .hasSize(RACERS - 1)
+                        .allSatisfy(result -> assertThat(result).isInstanceOf(ClaimResult.Duplicate.class));
+            }
+        }
+
+        @Test
+        void exactlyOneOfManyConcurrentTakeoversWins() throws Exception {
+            for (int round = 0; round < ROUNDS; round++) {
+                IdempotencyScope scope = newScope();
+                claim(scope, fingerprint("a"));
+                Instant afterLease = now().plus(LEASE).plusSeconds(1);
+
+                List<ClaimResult> results = race(RACERS,
+                        i -> () -> store.claim(claimRequest(scope, fingerprint("a"), afterLease), afterLease));
+
+                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance)
+                        .containsExactly(new ClaimResult.Claimed(new LeaseToken(2)));
+            }
+        }
+
+        @Test
+        void exactlyOneOfCompleteAndTakeoverWins() throws Exception {
+            for (int round = 0; round < ROUNDS * 5; round++) {
+                IdempotencyScope scope = newScope();
+                LeaseToken stale = claim(scope, fingerprint("a"));
+                Instant afterLease = now().plus(LEASE).plusSeconds(1);
+
+                List<Object> results = race(2, i -> i == 0
+                        ? () -> store.complete(scope, stale, succeeded(simpleResponse()), afterLease)
+                        : () -> store.claim(claimRequest(scope, fingerprint("a"), afterLease), afterLease));
+
+                boolean completed = (Boolean) results.get(0);
+                ClaimResult takeover = (ClaimResult) results.get(1);
+                IdempotencyRecord record = store.find(scope).orElseThrow();
+                if (completed) {
+                    assertThat(takeover).isInstanceOf(ClaimResult.Duplicate.class);
+                    assertThat(record.state()).isEqualTo(RecordState.SUCCEEDED);
+                    assertThat(record.attempt()).isEqualTo(1);
+                } else {
+                    assertThat(takeover).isEqualTo(new ClaimResult.Claimed(new LeaseToken(2)));
+                    assertThat(record.state()).isEqualTo(RecordState.PROCESSING);
+                    assertThat(record.attempt()).isEqualTo(2);
+                }
+            }
+        }
+    }
+
+    /** The scope of one test: a random key of this test class's owner. */
+    protected IdempotencyScope newScope() {
+        return new IdempotencyScope(owner, "create-order", IdempotencyKey.of(UUID.randomUUID().toString()));
+    }
+
+    protected Instant now() {
+        return clock.instant();
+    }
+
+    protected static Fingerprint fingerprint(String request) {
+        return Fingerprint.builder().method("POST").route("/orders").rawBody(body(request)).build();
+    }
+
+    protected ClaimRequest claimRequest(IdempotencyScope scope, Fingerprint fingerprint) {
+        return claimRequest(scope, fingerprint, now());
+    }
+
+    protected static ClaimRequest claimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant now) {
+        return new ClaimRequest(scope, fingerprint, now.plus(LEASE), now.plus(LEASE).plus(RETENTION),
+                Duration.ofSeconds(5));
+    }
+
+    /** Claims a scope that must be claimable and returns its token. */
+    protected LeaseToken claim(IdempotencyScope scope, Fingerprint fingerprint) {
+        ClaimResult result = store.claim(claimRequest(scope, fingerprint), now());
+        assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
+        return ((ClaimResult.Claimed) result).token();
+    }
+
+    protected Completion succeeded(StoredResponse response) {
+        return new Completion(RecordState.SUCCEEDED, response, now().plus(RETENTION));
+    }
+
+    protected static StoredResponse simpleResponse() {
+        return StoredResponse.of(201, Map.of("Content-Type", List.of("application/json")),
+                body("{\"orderId\":1}"), "1");
+    }
+
+    private static StoredResponse richResponse() {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        headers.put("Content-Type", List.of("application/json"));
+        headers.put("Location", List.of("/api/orders/42"));
+        return StoredResponse.of(201, headers, body("{\"orderId\":42,\"note\":\"caf\u00e9 \u2603\"}"), "42");
+    }
+
+    protected static byte[] body(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A task for racer {@code index}. */
+    @FunctionalInterface
+    protected interface Racer<T> {
+        Callable<T> forRacer(int index);
+    }
+
+    /**
+     * Starts {@code count} tasks on their own threads, releases them at once, and returns their results in
+     * racer order. Any task's exception fails the test.
+     */
+    protected static <T> List<T> race(int count, Racer<? extends T> racer) throws Exception {
+        CountDownLatch ready = new CountDownLatch(count);
+        CountDownLatch start = new CountDownLatch(1);
+        try (ExecutorService threads = Executors.newFixedThreadPool(count)) {
+            List<Future<? extends T>> futures = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                Callable<? extends T> task = racer.forRacer(i);
+                futures.add(threads.submit(() -> {
+                    ready.countDown();
+                    start.await();
+                    return task.call();
+                }));
+            }
+            ready.await();
+            start.countDown();
+            List<T> results = new ArrayList<>();
+            for (Future<? extends T> future : futures) {
+                results.add(future.get());
+            }
+            return results;
+        }
+    }
+}
