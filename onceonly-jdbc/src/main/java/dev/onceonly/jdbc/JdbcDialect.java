@@ -1,0 +1,99 @@
+package dev.onceonly.jdbc;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SQL of one database for {@link JdbcIdempotencyStore}. The store owns the algorithm; a dialect supplies
+ * statements and value bindings only. Statements that every supported database accepts live here; a dialect
+ * overrides what differs. Parameter orders are part of the contract and documented on each method.
+ */
+public abstract class JdbcDialect {
+
+    /** The columns {@link #select} reads, in order. */
+    static final String RECORD_COLUMNS = "fingerprint, state, attempt, lease_expires_at, http_status, "
+            + "response_headers, response_body, resource_id, created_at, updated_at, expires_at";
+
+    private static final String SCOPE = " WHERE owner = ? AND operation = ? AND idem_key = ?";
+
+    /** A short name for logs and metrics, such as {@code postgresql}. */
+    public abstract String name();
+
+    /** The Flyway location of this dialect's migrations. */
+    public abstract String migrationLocation();
+
+    /**
+     * Inserts a PROCESSING record with attempt 1 unless the scope exists; never fails on a duplicate, and
+     * reports the outcome as a row count (1 inserted, 0 present). Parameters: owner, operation, key,
+     * fingerprint, lease_expires_at, created_at, updated_at, expires_at.
+     */
+    protected abstract String insertIfAbsent(String table);
+
+    /**
+     * Deletes up to a number of expired records in one statement, skipping rows other transactions lock.
+     * Parameters: now, limit.
+     */
+    protected abstract String purgeExpired(String table);
+
+    /**
+     * A statement that bounds how long the rest of the current transaction waits for a row lock, or
+     * {@code null} if the database cannot. Parameter: the wait as this dialect's {@link #lockWaitValue}.
+     */
+    protected abstract @Nullable String lockTimeout();
+
+    /** The value bound to {@link #lockTimeout()} for a wait of {@code millis} (at least 1). */
+    protected abstract Object lockWaitValue(long millis);
+
+    /**
+     * Whether {@code e} means the claim could not get its row in time: a lock timeout, or a serialization
+     * failure against a claim committed after this transaction began. Both leave the scope to another attempt.
+     */
+    protected abstract boolean isLockNotAvailable(SQLException e);
+
+    protected abstract void setInstant(PreparedStatement statement, int index, @Nullable Instant instant)
+            throws SQLException;
+
+    protected abstract @Nullable Instant getInstant(ResultSet resultSet, String column) throws SQLException;
+
+    /** Parameters: owner, operation, key. */
+    protected String select(String table) {
+        return "SELECT " + RECORD_COLUMNS + " FROM " + table + SCOPE;
+    }
+
+    /**
+     * Takes over a record still as it was read. Parameters: fingerprint, new attempt, lease_expires_at,
+     * created_at, updated_at, expires_at, owner, operation, key, read attempt, read state.
+     */
+    protected String takeOver(String table) {
+        return "UPDATE " + table + " SET fingerprint = ?, state = 'PROCESSING', attempt = ?, lease_expires_at = ?,"
+                + " http_status = NULL, response_headers = NULL, response_body = NULL, resource_id = NULL,"
+                + " created_at = ?, updated_at = ?, expires_at = ?" + SCOPE + " AND attempt = ? AND state = ?";
+    }
+
+    /**
+     * Stores the outcome of a running attempt. Parameters: state, http_status, response_headers,
+     * response_body, resource_id, updated_at, expires_at, owner, operation, key, attempt.
+     */
+    protected String complete(String table) {
+        return "UPDATE " + table + " SET state = ?, lease_expires_at = NULL, http_status = ?, response_headers = ?,"
+                + " response_body = ?, resource_id = ?, updated_at = ?, expires_at = ?" + SCOPE
+                + " AND state = 'PROCESSING' AND attempt = ?";
+    }
+
+    /**
+     * Marks a running attempt FAILED_RETRYABLE. Parameters: updated_at, expires_at, owner, operation, key,
+     * attempt.
+     */
+    protected String release(String table) {
+        return "UPDATE " + table + " SET state = 'FAILED_RETRYABLE', lease_expires_at = NULL, updated_at = ?,"
+                + " expires_at = ?" + SCOPE + " AND state = 'PROCESSING' AND attempt = ?";
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}

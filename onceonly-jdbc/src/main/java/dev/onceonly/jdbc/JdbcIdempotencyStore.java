@@ -1,0 +1,307 @@
+package dev.onceonly.jdbc;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyConfigurationException;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotencyStoreException;
+import dev.onceonly.StoredResponse;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
+import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.IdempotencyRecord;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.RecordState;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The durable {@link IdempotencyStore} on a SQL database, through plain JDBC.
+ *
+ * <p><b>Transactions.</b> When the caller has a Spring-managed transaction active on the same data source, every
+ * statement runs in it, so a claim, the business writes and the completion commit or roll back together (the
+ * engine's transactional mode). Otherwise each call borrows a connection and its statements commit on their own
+ * (leased mode). Without Spring on the class path the store always uses connections of its own.
+ *
+ * <p><b>How a claim works</b> (no "select, then insert"):
+ * <ol>
+ *   <li>In a transaction, bound the lock wait of the rest of the transaction to the request's lock wait (the
+ *       dialect's {@code lock_timeout}), so that a duplicate never holds a pooled connection longer than that.
+ *   </li>
+ *   <li>Insert the record as PROCESSING, attempt 1, unless the scope exists ({@code ON CONFLICT DO NOTHING}).
+ *       The primary key decides races; a row count of 1 means claimed. A concurrent claim by an uncommitted
+ *       transaction makes this wait until that transaction ends.</li>
+ *   <li>Otherwise read the record. If {@link IdempotencyRecord#isClaimableBy claimable}, take it over with an
+ *       update that only matches the attempt and state just read (compare-and-set); the new attempt number is
+ *       the fencing token. If the update matched nothing, someone else moved first: read again.</li>
+ *   <li>Not claimable: report the record as a duplicate. A lock wait that ran out reports {@code Locked}.</li>
+ * </ol>
+ * {@code complete} and {@code release} update only the row whose state is PROCESSING with the caller's
+ * attempt, so a stale attempt cannot overwrite a newer one. Purge deletes small batches through the
+ * {@code expires_at} index, skipping locked rows.
+ *
+ * <p>Every value is bound as a parameter; the table name is validated once. Thread-safe.
+ */
+public final class JdbcIdempotencyStore implements IdempotencyStore {
+
+    /** The table the bundled migrations create. */
+    public static final String DEFAULT_TABLE = "onceonly_record";
+
+    private static final Pattern TABLE_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?"
+            + "[A-Za-z_][A-Za-z0-9_]{0,62}");
+    /** Each lost compare-and-set means another attempt made progress; this many in a row means a fault. */
+    private static final int MAX_CLAIM_ROUNDS = 50;
+
+    private final ConnectionSource connections;
+    private final JdbcDialect dialect;
+    private final String insertIfAbsentSql;
+    private final String selectSql;
+    private final String takeOverSql;
+    private final String completeSql;
+    private final String releaseSql;
+    private final String purgeSql;
+
+    private JdbcIdempotencyStore(ConnectionSource connections, JdbcDialect dialect, String table) {
+        this.connections = connections;
+        this.dialect = dialect;
+        this.insertIfAbsentSql = dialect.insertIfAbsent(table);
+        this.selectSql = dialect.select(table);
+        this.takeOverSql = dialect.takeOver(table);
+        this.completeSql = dialect.complete(table);
+        this.releaseSql = dialect.release(table);
+        this.purgeSql = dialect.purgeExpired(table);
+    }
+
+    /**
+     * A store on {@code dataSource} in table {@value #DEFAULT_TABLE}.
+     */
+    public static JdbcIdempotencyStore create(DataSource dataSource, JdbcDialect dialect) {
+        return create(dataSource, dialect, DEFAULT_TABLE);
+    }
+
+    /**
+     * A store on {@code dataSource} in {@code table} ({@code name} or {@code schema.name}), for teams that
+     * create the table themselves from the bundled SQL under another name.
+     *
+     * @throws IdempotencyConfigurationException if {@code table} is not a plain SQL identifier
+     */
+    public static JdbcIdempotencyStore create(DataSource dataSource, JdbcDialect dialect, String table) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        Objects.requireNonNull(dialect, "dialect");
+        if (!TABLE_NAME.matcher(table).matches()) {
+            throw IdempotencyConfigurationException.of("table name", "'" + table + "' is not a plain SQL "
+                    + "identifier (letters, digits and '_', optionally schema-qualified)");
+        }
+        return new JdbcIdempotencyStore(ConnectionSource.of(dataSource), dialect, table);
+    }
+
+    public JdbcDialect dialect() {
+        return dialect;
+    }
+
+    @Override
+    public ClaimResult claim(ClaimRequest request, Instant now) {
+        return withConnection("claim", request.scope(), connection -> {
+            try {
+                if (!connection.getAutoCommit()) {
+                    boundLockWait(connection, request);
+                }
+                return claim(connection, request, now);
+            } catch (SQLException e) {
+                if (dialect.isLockNotAvailable(e)) {
+                    return new ClaimResult.Locked();
+                }
+                throw e;
+            }
+        });
+    }
+
+    private ClaimResult claim(Connection connection, ClaimRequest request, Instant now) throws SQLException {
+        for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+            if (insertIfAbsent(connection, request, now)) {
+                return new ClaimResult.Claimed(new LeaseToken(1));
+            }
+            Optional<IdempotencyRecord> found = select(connection, request.scope());
+            if (found.isEmpty()) {
+                continue; // purged or rolled back since the insert: try the insert again
+            }
+            IdempotencyRecord existing = found.get();
+            if (!existing.isClaimableBy(request.fingerprint(), now)) {
+                return new ClaimResult.Duplicate(existing);
+            }
+            if (takeOver(connection, request, existing, now)) {
+                return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1));
+            }
+        }
+        throw new SQLException("claim of operation '" + request.scope().operation() + "' key "
+                + request.scope().key() + " lost " + MAX_CLAIM_ROUNDS + " races in a row");
+    }
+
+    private void boundLockWait(Connection connection, ClaimRequest request) throws SQLException {
+        String sql = dialect.lockTimeout();
+        if (sql == null) {
+            return;
+        }
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setObject(1, dialect.lockWaitValue(Math.max(1, request.lockWait().toMillis())));
+            statement.execute();
+        }
+    }
+
+    private boolean insertIfAbsent(Connection connection, ClaimRequest request, Instant now) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(insertIfAbsentSql)) {
+            int i = bindScope(statement, 1, request.scope());
+            statement.setBytes(i++, request.fingerprint().digest());
+            dialect.setInstant(statement, i++, request.leaseExpiresAt());
+            dialect.setInstant(statement, i++, now);
+            dialect.setInstant(statement, i++, now);
+            dialect.setInstant(statement, i, request.expiresAt());
+            return statement.executeUpdate() == 1;
+        }
+    }
+
+    private boolean takeOver(Connection connection, ClaimRequest request, IdempotencyRecord existing, Instant now)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(takeOverSql)) {
+            int i = 1;
+            statement.setBytes(i++, request.fingerprint().digest());
+            statement.setInt(i++, existing.attempt() + 1);
+            dialect.setInstant(statement, i++, request.leaseExpiresAt());
+            dialect.setInstant(statement, i++, existing.isExpired(now) ? now : existing.createdAt());
+            dialect.setInstant(statement, i++, now);
+            dialect.setInstant(statement, i++, request.expiresAt());
+            i = bindScope(statement, i, request.scope());
+            statement.setInt(i++, existing.attempt());
+            statement.setString(i, existing.state().name());
+            return statement.executeUpdate() == 1;
+        }
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
+        return withConnection("find", scope, connection -> select(connection, scope));
+    }
+
+    private Optional<IdempotencyRecord> select(Connection connection, IdempotencyScope scope) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(selectSql)) {
+            bindScope(statement, 1, scope);
+            try (ResultSet row = statement.executeQuery()) {
+                return row.next() ? Optional.of(readRecord(scope, row)) : Optional.empty();
+            }
+        }
+    }
+
+    private IdempotencyRecord readRecord(IdempotencyScope scope, ResultSet row) throws SQLException {
+        RecordState state = RecordState.valueOf(row.getString("state"));
+        StoredResponse response = null;
+        if (state.isTerminal()) {
+            byte[] body = row.getBytes("response_body");
+            response = StoredResponse.of(row.getInt("http_status"),
+                    HeaderLines.decode(row.getString("response_headers")), body == null ? new byte[0] : body,
+                    row.getString("resource_id"));
+        }
+        return new IdempotencyRecord(scope, Fingerprint.ofDigest(row.getBytes("fingerprint")), state,
+                row.getInt("attempt"), dialect.getInstant(row, "lease_expires_at"), response,
+                Objects.requireNonNull(dialect.getInstant(row, "created_at")),
+                Objects.requireNonNull(dialect.getInstant(row, "updated_at")),
+                Objects.requireNonNull(dialect.getInstant(row, "expires_at")));
+    }
+
+    @Override
+    public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
+        StoredResponse response = completion.response();
+        return withConnection("complete", scope, connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(completeSql)) {
+                int i = 1;
+                statement.setString(i++, completion.state().name());
+                statement.setInt(i++, response.status());
+                setNullableString(statement, i++, HeaderLines.encode(response.headers()));
+                statement.setBytes(i++, response.body());
+                setNullableString(statement, i++, response.resourceId());
+                dialect.setInstant(statement, i++, now);
+                dialect.setInstant(statement, i++, completion.expiresAt());
+                i = bindScope(statement, i, scope);
+                statement.setInt(i, token.attempt());
+                return statement.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
+        return withConnection("release", scope, connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(releaseSql)) {
+                dialect.setInstant(statement, 1, now);
+                dialect.setInstant(statement, 2, expiresAt);
+                int i = bindScope(statement, 3, scope);
+                statement.setInt(i, token.attempt());
+                return statement.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public int purgeExpired(Instant now, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be positive, but is " + limit);
+        }
+        return withConnection("purge", null, connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(purgeSql)) {
+                dialect.setInstant(statement, 1, now);
+                statement.setInt(2, limit);
+                return statement.executeUpdate();
+            }
+        });
+    }
+
+    private static int bindScope(PreparedStatement statement, int index, IdempotencyScope scope)
+            throws SQLException {
+        statement.setString(index, scope.owner());
+        statement.setString(index + 1, scope.operation());
+        statement.setString(index + 2, scope.key().value());
+        return index + 3;
+    }
+
+    private static void setNullableString(PreparedStatement statement, int index, @Nullable String value)
+            throws SQLException {
+        if (value == null) {
+            statement.setNull(index, Types.VARCHAR);
+        } else {
+            statement.setString(index, value);
+        }
+    }
+
+    private <T> T withConnection(String operation, @Nullable IdempotencyScope scope, SqlWork<T> work) {
+        try {
+            Connection connection = connections.acquire();
+            try {
+                return work.run(connection);
+            } finally {
+                connections.release(connection);
+            }
+        } catch (SQLException e) {
+            throw new IdempotencyStoreException("Idempotency store (" + dialect.name() + ") failed to " + operation
+                    + (scope == null ? "" : " operation '" + scope.operation() + "' key " + scope.key())
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    @FunctionalInterface
+    private interface SqlWork<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcIdempotencyStore[" + dialect.name() + "]";
+    }
+}

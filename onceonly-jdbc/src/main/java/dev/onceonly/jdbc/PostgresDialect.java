@@ -1,0 +1,79 @@
+package dev.onceonly.jdbc;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * PostgreSQL 12+: {@code INSERT … ON CONFLICT DO NOTHING}, {@code timestamptz}, {@code lock_timeout}, and
+ * purge by {@code ctid} with {@code FOR UPDATE SKIP LOCKED}.
+ *
+ * <p>Assumes READ COMMITTED, PostgreSQL's default: a claim that waited for another transaction's uncommitted
+ * claim then reads the committed record with its next statement. Under REPEATABLE READ or SERIALIZABLE the
+ * database refuses that read with a serialization failure, which the store answers as "in progress".
+ */
+public final class PostgresDialect extends JdbcDialect {
+
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
+    private static final String SERIALIZATION_FAILURE = "40001";
+
+    @Override
+    public String name() {
+        return "postgresql";
+    }
+
+    @Override
+    public String migrationLocation() {
+        return "classpath:dev/onceonly/jdbc/schema/postgresql";
+    }
+
+    @Override
+    protected String insertIfAbsent(String table) {
+        return "INSERT INTO " + table + " (owner, operation, idem_key, fingerprint, state, attempt,"
+                + " lease_expires_at, created_at, updated_at, expires_at)"
+                + " VALUES (?, ?, ?, ?, 'PROCESSING', 1, ?, ?, ?, ?)"
+                + " ON CONFLICT (owner, operation, idem_key) DO NOTHING";
+    }
+
+    @Override
+    protected String purgeExpired(String table) {
+        return "DELETE FROM " + table + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + table
+                + " WHERE expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED))";
+    }
+
+    @Override
+    protected String lockTimeout() {
+        return "SELECT set_config('lock_timeout', ?, true)";
+    }
+
+    @Override
+    protected Object lockWaitValue(long millis) {
+        return millis + "ms";
+    }
+
+    @Override
+    protected boolean isLockNotAvailable(SQLException e) {
+        return LOCK_NOT_AVAILABLE.equals(e.getSQLState()) || SERIALIZATION_FAILURE.equals(e.getSQLState());
+    }
+
+    @Override
+    protected void setInstant(PreparedStatement statement, int index, @Nullable Instant instant)
+            throws SQLException {
+        if (instant == null) {
+            statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
+        } else {
+            statement.setObject(index, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
+        }
+    }
+
+    @Override
+    protected @Nullable Instant getInstant(ResultSet resultSet, String column) throws SQLException {
+        OffsetDateTime value = resultSet.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+}

@@ -1,0 +1,39 @@
+package dev.onceonly.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+
+/**
+ * Joins the transaction Spring manages for the data source, if one is active. Loaded only when Spring JDBC is
+ * on the class path.
+ */
+record SpringConnectionSource(DataSource dataSource) implements ConnectionSource {
+
+    private static final String PROBE = "org.springframework.jdbc.datasource.DataSourceUtils";
+
+    static boolean isAvailable() {
+        try {
+            Class.forName(PROBE, false, ConnectionSource.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    @Override
+    public Connection acquire() throws SQLException {
+        try {
+            return DataSourceUtils.getConnection(dataSource);
+        } catch (DataAccessException e) {
+            throw new SQLException(e.getMessage(), "08001", e);
+        }
+    }
+
+    @Override
+    public void release(Connection connection) {
+        DataSourceUtils.releaseConnection(connection, dataSource);
+    }
+}

@@ -1,0 +1,60 @@
+package dev.onceonly.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceonly.IdempotencyConfigurationException;
+import dev.onceonly.IdempotencyStoreException;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.tck.IdempotencyStoreContract;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.time.Clock;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+class PostgresIdempotencyStoreIT extends IdempotencyStoreContract {
+
+    @Override
+    protected IdempotencyStore createStore(Clock clock) {
+        return JdbcIdempotencyStore.create(TestDatabases.postgres(), new PostgresDialect());
+    }
+
+    @Test
+    void purgeUsesTheExpiresAtIndex() throws Exception {
+        try (Connection connection = TestDatabases.postgres().getConnection();
+                var statement = connection.createStatement()) {
+            statement.execute("SET enable_seqscan = off");
+            try (ResultSet plan = statement.executeQuery("EXPLAIN " + new PostgresDialect()
+                    .purgeExpired(JdbcIdempotencyStore.DEFAULT_TABLE)
+                    .replaceFirst("\\?", "now()").replaceFirst("\\?", "1000"))) {
+                StringBuilder text = new StringBuilder();
+                while (plan.next()) {
+                    text.append(plan.getString(1)).append('\n');
+                }
+                assertThat(text).contains("onceonly_record_expires_at_idx");
+            } finally {
+                statement.execute("RESET enable_seqscan");
+            }
+        }
+    }
+
+    @Test
+    void unreachableDatabaseIsAStoreException() {
+        var unreachable = new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:1/test?user=postgres"
+                + "&connectTimeout=1");
+        IdempotencyStore store = JdbcIdempotencyStore.create(unreachable, new PostgresDialect());
+
+        assertThatThrownBy(() -> store.find(newScope()))
+                .isInstanceOf(IdempotencyStoreException.class)
+                .hasMessageContaining("failed to find");
+    }
+
+    @Test
+    void tableNameMustBeAPlainIdentifier() {
+        assertThatThrownBy(() -> JdbcIdempotencyStore.create(TestDatabases.postgres(), new PostgresDialect(),
+                "records; DROP TABLE x"))
+                .isInstanceOf(IdempotencyConfigurationException.class)
+                .hasMessageContaining("table name");
+    }
+}
