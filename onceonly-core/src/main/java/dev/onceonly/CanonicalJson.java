@@ -15,6 +15,7 @@ import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonPointer;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.exc.StreamConstraintsException;
 import tools.jackson.core.json.JsonFactory;
 
 /**
@@ -95,8 +96,12 @@ public final class CanonicalJson {
                 throw MalformedRequestBodyException.of("unexpected content after the JSON value at "
                         + location(parser), null);
             }
+        } catch (StreamConstraintsException e) {
+            throw MalformedRequestBodyException.of("the document exceeds the parser's limits on nesting, number "
+                    + "or string length", null);
         } catch (JacksonException e) {
-            throw MalformedRequestBodyException.of(e.getOriginalMessage() + " at " + location(e), e);
+            // Jackson's own message may quote part of the body (an unquoted token), so only the position is kept.
+            throw MalformedRequestBodyException.of("syntax error at " + location(e), null);
         }
         StringBuilder out = new StringBuilder(json.length);
         write(root, out);

@@ -1,6 +1,8 @@
 package dev.onceonly.internal;
 
 import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
 
 /**
  * The canonical text of a JSON number: the ECMAScript {@code Number.prototype.toString} form that RFC 8785
@@ -33,7 +35,7 @@ public final class JsonNumbers {
             return "0";
         }
         String sign = value < 0 ? "-" : "";
-        BigDecimal shortest = new BigDecimal(Double.toString(Math.abs(value))).stripTrailingZeros();
+        BigDecimal shortest = shortestDigits(Math.abs(value));
         String digits = shortest.unscaledValue().toString();
         int k = digits.length();
         int n = k - shortest.scale();
@@ -50,5 +52,20 @@ public final class JsonNumbers {
         String exponentText = (exponent >= 0 ? "e+" : "e-") + Math.abs(exponent);
         return k == 1 ? sign + digits + exponentText
                 : sign + digits.charAt(0) + "." + digits.substring(1) + exponentText;
+    }
+
+    /**
+     * The shortest decimal that reads back as {@code value}. Java prints at least two significant digits
+     * ({@code 4.9E-324}) where ECMAScript may need one ({@code 5e-324}), so a one-digit candidate is tried too.
+     */
+    private static BigDecimal shortestDigits(double value) {
+        BigDecimal java = new BigDecimal(Double.toString(value)).stripTrailingZeros();
+        if (java.precision() == 2) {
+            BigDecimal oneDigit = new BigDecimal(value).round(new MathContext(1, RoundingMode.HALF_EVEN));
+            if (oneDigit.doubleValue() == value) {
+                return oneDigit.stripTrailingZeros();
+            }
+        }
+        return java;
     }
 }

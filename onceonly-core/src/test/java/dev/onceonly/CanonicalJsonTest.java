@@ -1,0 +1,120 @@
+package dev.onceonly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class CanonicalJsonTest {
+
+    private static String canonical(String json) {
+        return new String(CanonicalJson.standard().canonicalize(json.getBytes(StandardCharsets.UTF_8)),
+                StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void rfc8785SampleIsCanonicalised() {
+        // RFC 8785, section 3.2.2, except the first number: it has more digits than a double holds, and JCS would
+        // round it to 333333333.3333333; OnceOnly keeps decimals that differ distinct.
+        String input = """
+                {
+                  "numbers": [333333333.33333329, 1E30, 4.50,
+                              2e-3, 0.000000000000000000000000001],
+                  "string": "\\u20ac$\\u000F\\u000aA'\\u0042\\u0022\\u005c\\\\\\"\\/",
+                  "literals": [null, true, false]
+                }""";
+
+        assertThat(canonical(input)).isEqualTo("{\"literals\":[null,true,false],\"numbers\":[333333333.33333329,"
+                + "1e+30,4.5,0.002,1e-27],\"string\":\"\u20ac$\\u000f\\nA'B\\\"\\\\\\\\\\\"/\"}");
+    }
+
+    @Test
+    void membersAreSortedByUtf16CodeUnits() {
+        // RFC 8785, section 3.2.3
+        String input = "{\"\\u20ac\":\"Euro Sign\",\"\\r\":\"Carriage Return\",\"\\ufb33\":\"Hebrew Letter Dalet "
+                + "With Dagesh\",\"1\":\"One\",\"\\ud83d\\ude00\":\"Emoji: Grinning Face\",\"\\u0080\":\"Control\","
+                + "\"\\u00f6\":\"Latin Small Letter O With Diaeresis\"}";
+
+        assertThat(canonical(input)).isEqualTo("{\"\\r\":\"Carriage Return\",\"1\":\"One\",\"\u0080\":\"Control\","
+                + "\"\u00f6\":\"Latin Small Letter O With Diaeresis\",\"\u20ac\":\"Euro Sign\","
+                + "\"\ud83d\ude00\":\"Emoji: Grinning Face\",\"\ufb33\":\"Hebrew Letter Dalet With Dagesh\"}");
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "1, 1", "1.0, 1", "1e0, 1", "10E-1, 1", "-0, 0", "0.0, 0", "100, 100", "1e2, 100", "1E+2, 100",
+        "1e21, 1e+21", "333333333.3333333, 333333333.3333333", "0.000001, 0.000001", "1e-7, 1e-7",
+        "-12.50, -12.5", "9007199254740992, 9007199254740992", "5e-324, 5e-324"
+    })
+    void numbersTakeTheirEcmaScriptForm(String input, String expected) {
+        assertThat(canonical("[" + input + "]")).isEqualTo("[" + expected + "]");
+    }
+
+    @Test
+    void integersADoubleCannotHoldStayDistinct() {
+        String a = canonical("{\"amount\":12345678901234567891}");
+        String b = canonical("{\"amount\":12345678901234567890}");
+
+        assertThat(a).isNotEqualTo(b);
+        assertThat(a).isEqualTo("{\"amount\":12345678901234567891}");
+        assertThat(canonical("[9007199254740993]")).isEqualTo("[9007199254740993]");
+        assertThat(canonical("[123456789012345678901.0]")).isEqualTo("[123456789012345678901]");
+        assertThat(canonical("[1.00000000000000000001]")).isNotEqualTo(canonical("[1]"));
+    }
+
+    @Test
+    void whitespaceAndMemberOrderDoNotMatter() {
+        assertThat(canonical(" { \"b\" : [ 1 , { \"y\":2,\"x\":1 } ] ,\n\t\"a\":\"s\" } "))
+                .isEqualTo(canonical("{\"a\":\"s\",\"b\":[1,{\"x\":1,\"y\":2}]}"))
+                .isEqualTo("{\"a\":\"s\",\"b\":[1,{\"x\":1,\"y\":2}]}");
+    }
+
+    @Test
+    void arrayOrderMatters() {
+        assertThat(canonical("[1,2]")).isNotEqualTo(canonical("[2,1]"));
+    }
+
+    @Test
+    void excludedPointersDropMembersAndElements() {
+        CanonicalJson excluding = CanonicalJson.excluding(List.of("/requestedAt", "/client/traceId", "/items/1",
+                "/a~1b"));
+
+        String result = new String(excluding.canonicalize(("{\"requestedAt\":\"2026-01-01T00:00:00Z\","
+                + "\"client\":{\"traceId\":{\"deep\":[1,2]},\"id\":7},\"items\":[\"x\",\"y\",\"z\"],\"a/b\":1,"
+                + "\"sku\":3}").getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8);
+
+        assertThat(result).isEqualTo("{\"client\":{\"id\":7},\"items\":[\"x\",\"z\"],\"sku\":3}");
+    }
+
+    @Test
+    void invalidPointersFailAtConfiguration() {
+        assertThatThrownBy(() -> CanonicalJson.excluding(List.of("requestedAt")))
+                .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("JSON Pointer");
+        assertThatThrownBy(() -> CanonicalJson.excluding(List.of("")))
+                .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("whole body");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "   ", "{", "{\"a\":1,}", "[1 2]", "{\"a\":1} {\"b\":2}", "{\"a\":1}x",
+        "{\"a\":1,\"a\":2}", "[\"\\ud800\"]", "{'a':1}", "[NaN]", "[01]", "{\"a\":1,\"b\":{\"c\":1,\"c\":1}}"})
+    void malformedDocumentsAreRejected(String json) {
+        assertThatThrownBy(() -> canonical(json))
+                .isInstanceOfSatisfying(MalformedRequestBodyException.class,
+                        e -> assertThat(e.problemType()).isEqualTo("malformed-request-body"));
+    }
+
+    @Test
+    void errorsNeverEchoTheBody() {
+        assertThatThrownBy(() -> canonical("{\"password\":\"hunter2hunter2\",\"password\":\"x\"}"))
+                .message().doesNotContain("hunter2").doesNotContain("password");
+        assertThatThrownBy(() -> canonical("{\"card\":\"4111111111111111\" oops}"))
+                .message().doesNotContain("4111111111111111");
+        assertThatThrownBy(() -> canonical("{\"password\": hunter2hunter2}"))
+                .message().doesNotContain("hunter2");
+    }
+}

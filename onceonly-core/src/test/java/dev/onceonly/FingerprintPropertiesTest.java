@@ -1,0 +1,111 @@
+package dev.onceonly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.longs;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Properties of fingerprints over random JSON documents. Each example is a seed; a failure reports it, and
+ * {@code new Random(seed)} rebuilds the document.
+ */
+class FingerprintPropertiesTest {
+
+    private static final int EXAMPLES = 2_000;
+
+    private static Fingerprint fingerprint(String json) {
+        return Fingerprint.builder().method("POST").route("/api/orders")
+                .jsonBody(json.getBytes(StandardCharsets.UTF_8)).build();
+    }
+
+    @Test
+    void fingerprintIgnoresMemberOrderWhitespaceNumberFormsAndEscapes() {
+        qt().withExamples(EXAMPLES).forAll(longs().all()).checkAssert(seed -> {
+            Random random = new Random(seed);
+            Object value = RandomJson.value(random, 4);
+
+            String one = RandomJson.spell(value, random);
+            String other = RandomJson.spell(value, random);
+
+            assertThat(fingerprint(other)).as("%s vs %s", one, other).isEqualTo(fingerprint(one));
+        });
+    }
+
+    @Test
+    void fingerprintChangesWhenAnyValueChanges() {
+        qt().withExamples(EXAMPLES).forAll(longs().all()).checkAssert(seed -> {
+            Random random = new Random(seed);
+            Object value = RandomJson.value(random, 4);
+            Object changed = RandomJson.mutate(value, random);
+
+            String original = RandomJson.spell(value, random);
+            String mutated = RandomJson.spell(changed, random);
+
+            assertThat(fingerprint(mutated)).as("%s vs %s", original, mutated).isNotEqualTo(fingerprint(original));
+        });
+    }
+
+    @Test
+    void canonicalFormIsAFixedPoint() {
+        qt().withExamples(EXAMPLES).forAll(longs().all()).checkAssert(seed -> {
+            Random random = new Random(seed);
+            byte[] once = CanonicalJson.standard().canonicalize(RandomJson.spell(RandomJson.value(random, 4), random)
+                    .getBytes(StandardCharsets.UTF_8));
+
+            byte[] twice = CanonicalJson.standard().canonicalize(once);
+
+            assertThat(Arrays.equals(once, twice)).isTrue();
+        });
+    }
+
+    @Test
+    void methodRouteComponentsAndBodyAllCount() {
+        Fingerprint base = Fingerprint.builder().method("POST").route("/a").component("query:x", "1")
+                .jsonBody("{}".getBytes(StandardCharsets.UTF_8)).build();
+
+        assertThat(Fingerprint.builder().method("PATCH").route("/a").component("query:x", "1")
+                .jsonBody("{}".getBytes(StandardCharsets.UTF_8)).build()).isNotEqualTo(base);
+        assertThat(Fingerprint.builder().method("POST").route("/b").component("query:x", "1")
+                .jsonBody("{}".getBytes(StandardCharsets.UTF_8)).build()).isNotEqualTo(base);
+        assertThat(Fingerprint.builder().method("POST").route("/a").component("query:x", "2")
+                .jsonBody("{}".getBytes(StandardCharsets.UTF_8)).build()).isNotEqualTo(base);
+        assertThat(Fingerprint.builder().method("POST").route("/a").component("query:x", "1")
+                .jsonBody("[]".getBytes(StandardCharsets.UTF_8)).build()).isNotEqualTo(base);
+        assertThat(Fingerprint.builder().method("POST").route("/a").component("query:x", "1")
+                .rawBody("{}".getBytes(StandardCharsets.UTF_8)).build()).isNotEqualTo(base);
+    }
+
+    @Test
+    void fieldBoundariesCannotBeShifted() {
+        Fingerprint a = Fingerprint.builder().method("POST").route("/ab").build();
+        Fingerprint b = Fingerprint.builder().method("POST/").route("ab").build();
+        Fingerprint c = Fingerprint.builder().component("k", "v1").component("k", "v2").build();
+        Fingerprint d = Fingerprint.builder().component("k", "v1v2").build();
+
+        assertThat(a).isNotEqualTo(b);
+        assertThat(c).isNotEqualTo(d);
+    }
+
+    @Test
+    void componentNamesAreOrderFreeButValuesOfOneNameKeepTheirOrder() {
+        Fingerprint ab = Fingerprint.builder().component("a", "1").component("b", "2").build();
+        Fingerprint ba = Fingerprint.builder().component("b", "2").component("a", "1").build();
+        Fingerprint values12 = Fingerprint.builder().component("a", "1").component("a", "2").build();
+        Fingerprint values21 = Fingerprint.builder().component("a", "2").component("a", "1").build();
+
+        assertThat(ab).isEqualTo(ba);
+        assertThat(values12).isNotEqualTo(values21);
+    }
+
+    @Test
+    void digestRoundTripsThroughItsBytes() {
+        Fingerprint original = fingerprint("{\"a\":1}");
+
+        assertThat(Fingerprint.ofDigest(original.digest())).isEqualTo(original);
+        assertThat(original.hex()).hasSize(64);
+    }
+}

@@ -1,0 +1,293 @@
+package dev.onceonly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceonly.OutcomePolicy.Decision;
+import dev.onceonly.memory.InMemoryIdempotencyStore;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
+import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.IdempotencyRecord;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.RecordState;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The engine's leased mode on the in-memory store; transactional mode is tested on PostgreSQL. */
+@Timeout(60)
+class IdempotencyEngineTest {
+
+    private static final Instant START = Instant.parse("2030-01-01T00:00:00Z");
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+    private final IdempotencyScope scope = new IdempotencyScope("alice", "create-order",
+            IdempotencyKey.of(UUID.randomUUID().toString()));
+    private final AtomicInteger executions = new AtomicInteger();
+
+    private IdempotencyEngine engineAt(Duration sinceStart) {
+        return IdempotencyEngine.builder(store)
+                .clock(Clock.fixed(START.plus(sinceStart), ZoneOffset.UTC))
+                .leaseDuration(LEASE)
+                .build();
+    }
+
+    private final IdempotencyEngine engine = engineAt(Duration.ZERO);
+
+    @Test
+    void firstExecutionRunsTheWorkAndDuplicatesReplayItsResult() {
+        IdempotentResult<String> first = engine.execute(scope, request("a"), TEXT, () -> order("created-1"));
+
+        IdempotentResult<String> second = engine.execute(scope, request("a"), TEXT, () -> order("created-2"));
+
+        assertThat(first).isEqualTo(new IdempotentResult<>("created-1", false));
+        assertThat(second).isEqualTo(new IdempotentResult<>("created-1", true));
+        assertThat(executions).hasValue(1);
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+    }
+
+    @Test
+    void keyReusedWithAnotherRequestIsRefused() {
+        engine.execute(scope, request("a"), TEXT, () -> order("created"));
+
+        assertThatThrownBy(() -> engine.execute(scope, request("b"), TEXT, () -> order("other")))
+                .isInstanceOfSatisfying(IdempotencyKeyReusedException.class, e -> {
+                    assertThat(e.problemType()).isEqualTo("idempotency-key-reused");
+                    assertThat(e.scope()).isEqualTo(scope);
+                });
+        assertThat(executions).hasValue(1);
+    }
+
+    @Test
+    void sameKeyOfAnotherOwnerRunsIndependently() {
+        IdempotencyScope bobs = new IdempotencyScope("bob", scope.operation(), scope.key());
+        engine.execute(scope, request("a"), TEXT, () -> order("alice's"));
+
+        IdempotentResult<String> forBob = engine.execute(bobs, request("a"), TEXT, () -> order("bob's"));
+
+        assertThat(forBob).isEqualTo(new IdempotentResult<>("bob's", false));
+    }
+
+    @Test
+    void exceptionReleasesTheKeyAndTheRetryRunsAgain() throws Exception {
+        assertThatThrownBy(() -> engine.execute(scope, request("a"), TEXT, () -> {
+            executions.incrementAndGet();
+            throw new IOException("connection reset by the payment provider");
+        })).isInstanceOf(IOException.class);
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_RETRYABLE);
+
+        IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, () -> order("created"));
+
+        assertThat(retry).isEqualTo(new IdempotentResult<>("created", false));
+        assertThat(executions).hasValue(2);
+        assertThat(store.find(scope).orElseThrow().attempt()).isEqualTo(2);
+    }
+
+    @Test
+    void transientStatusIsNotStoredAndRunsAgain() {
+        IdempotentResult<String> first = engine.execute(scope, request("a"), withStatus(503), () -> order("busy"));
+
+        IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, () -> order("created"));
+
+        assertThat(first.replayed()).isFalse();
+        assertThat(retry).isEqualTo(new IdempotentResult<>("created", false));
+        assertThat(executions).hasValue(2);
+    }
+
+    @Test
+    void unauthorizedIsNotStored() {
+        engine.execute(scope, request("a"), withStatus(401), () -> order("who are you"));
+
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_RETRYABLE);
+    }
+
+    @Test
+    void deterministicRejectionIsStoredAndReplayed() {
+        engine.execute(scope, request("a"), withStatus(422), () -> order("insufficient stock"));
+
+        IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, () -> order("created"));
+
+        assertThat(retry).isEqualTo(new IdempotentResult<>("insufficient stock", true));
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_FINAL);
+        assertThat(executions).hasValue(1);
+    }
+
+    @Test
+    void policyCanBeOverriddenPerStatus() {
+        IdempotencyEngine lenient = IdempotencyEngine.builder(store)
+                .outcomePolicy(OutcomePolicy.standard().overriding(Map.of(409, Decision.RETRYABLE)))
+                .build();
+
+        lenient.execute(scope, request("a"), withStatus(409), () -> order("conflict"));
+
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_RETRYABLE);
+        assertThat(OutcomePolicy.standard().classify(409)).isEqualTo(Decision.FAILED_FINAL);
+    }
+
+    @Test
+    void duplicateOfARunningRequestIsToldToRetryLater() throws Exception {
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        try (ExecutorService threads = Executors.newSingleThreadExecutor()) {
+            Future<IdempotentResult<String>> first = threads.submit(() -> engine.execute(scope, request("a"), TEXT,
+                    () -> {
+                        running.countDown();
+                        finish.await();
+                        return order("created");
+                    }));
+            assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+
+            assertThatThrownBy(() -> engine.execute(scope, request("a"), TEXT, () -> order("duplicate")))
+                    .isInstanceOfSatisfying(RequestInProgressException.class, e -> {
+                        assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+                        assertThat(e.problemType()).isEqualTo("request-in-progress");
+                        assertThat(e.getStackTrace()).isEmpty();
+                    });
+
+            finish.countDown();
+            assertThat(first.get(10, TimeUnit.SECONDS).value()).isEqualTo("created");
+            assertThat(executions).hasValue(1);
+        }
+    }
+
+    @Test
+    void duplicateWaitsForARunningRequestAndReplaysIt() throws Exception {
+        IdempotencyEngine patient = IdempotencyEngine.builder(store).waitTimeout(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(5)).build();
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
+            Future<IdempotentResult<String>> first = threads.submit(() -> patient.execute(scope, request("a"), TEXT,
+                    () -> {
+                        running.countDown();
+                        finish.await();
+                        return order("created");
+                    }));
+            assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+            Future<IdempotentResult<String>> duplicate = threads.submit(() -> patient.execute(scope, request("a"),
+                    TEXT, () -> order("duplicate")));
+
+            finish.countDown();
+
+            assertThat(duplicate.get(10, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>("created", true));
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>("created", false));
+            assertThat(executions).hasValue(1);
+        }
+    }
+
+    @Test
+    void expiredLeaseIsTakenOverAndTheStaleAttemptCannotOverwriteTheNewOutcome() {
+        IdempotencyEngine later = engineAt(LEASE.plusSeconds(1));
+
+        IdempotentResult<String> stale = engine.execute(scope, request("a"), TEXT, () -> {
+            // While this attempt stalls past its lease, a retry takes the record over and finishes.
+            IdempotentResult<String> takeover = later.execute(scope, request("a"), TEXT, () -> order("new"));
+            assertThat(takeover).isEqualTo(new IdempotentResult<>("new", false));
+            return order("stale");
+        });
+
+        assertThat(stale).isEqualTo(new IdempotentResult<>("stale", false));
+        IdempotencyRecord record = store.find(scope).orElseThrow();
+        assertThat(record.attempt()).isEqualTo(2);
+        assertThat(record.response()).isEqualTo(TEXT.encode("new"));
+        assertThat(later.execute(scope, request("a"), TEXT, () -> order("again")))
+                .isEqualTo(new IdempotentResult<>("new", true));
+    }
+
+    @Test
+    void unreachableStoreFailsClosedWithoutRunningTheWork() {
+        IdempotencyEngine broken = IdempotencyEngine.builder(new UnreachableStore()).build();
+
+        assertThatThrownBy(() -> broken.execute(scope, request("a"), TEXT, () -> order("created")))
+                .isInstanceOfSatisfying(IdempotencyStoreException.class,
+                        e -> assertThat(e.problemType()).isEqualTo("idempotency-store-unavailable"));
+        assertThat(executions).hasValue(0);
+    }
+
+    @Test
+    void invalidSettingsFailAtConfigurationNamingTheSetting() {
+        var builder = IdempotencyEngine.builder(store);
+
+        assertThatThrownBy(() -> builder.waitTimeout(Duration.ofSeconds(-1)))
+                .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("waitTimeout");
+        assertThatThrownBy(() -> builder.leaseDuration(Duration.ZERO))
+                .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("leaseDuration");
+        assertThatThrownBy(() -> new Retention(Duration.ofHours(1), Duration.ZERO))
+                .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("retention.failed");
+    }
+
+    private String order(String result) {
+        executions.incrementAndGet();
+        return result;
+    }
+
+    private static Fingerprint request(String body) {
+        return Fingerprint.builder().method("POST").route("/orders")
+                .jsonBody(("{\"sku\":\"" + body + "\"}").getBytes(StandardCharsets.UTF_8)).build();
+    }
+
+    private static final OutcomeCodec<String> TEXT = withStatus(201);
+
+    private static OutcomeCodec<String> withStatus(int status) {
+        return new OutcomeCodec<>() {
+            @Override
+            public StoredResponse encode(String result) {
+                return StoredResponse.of(status, result.getBytes(StandardCharsets.UTF_8));
+            }
+
+            @Override
+            public String decode(StoredResponse stored) {
+                return stored.bodyAsString();
+            }
+        };
+    }
+
+    private static final class UnreachableStore implements IdempotencyStore {
+
+        private static IdempotencyStoreException down() {
+            return new IdempotencyStoreException("connection refused", new IOException("connection refused"));
+        }
+
+        @Override
+        public ClaimResult claim(ClaimRequest request, Instant now) {
+            throw down();
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
+            throw down();
+        }
+
+        @Override
+        public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
+            throw down();
+        }
+
+        @Override
+        public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
+            throw down();
+        }
+
+        @Override
+        public int purgeExpired(Instant now, int limit) {
+            throw down();
+        }
+    }
+}
