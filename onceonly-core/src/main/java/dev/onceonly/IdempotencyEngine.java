@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Transactional</b> (a {@link TransactionRunner} is set): claim, work and completion run in one
  *       transaction, so they commit or roll back together; a retryable outcome or an exception rolls back the
  *       claim with the business writes. A duplicate blocks in the database on the uncommitted claim for at most
- *       the remaining wait. For short requests against one database.</li>
+ *       the remaining wait; a claim the database gave up on (lock timeout, deadlock victim) is tried again in a
+ *       new transaction while the wait lasts. For short requests against one database.</li>
  *   <li><b>Leased</b> (no runner): the claim commits at once with a lease, the work runs outside any
  *       transaction, and a fenced completion stores the outcome. An attempt whose lease ran out may be taken
  *       over by a retry; the stale attempt's completion is then refused. For work that calls other systems:
@@ -187,10 +188,12 @@ public final class IdempotencyEngine {
                     case ClaimResult.Claimed claimed -> runInTransaction(scope, claimed.token(), codec, work);
                     case ClaimResult.Duplicate duplicate -> replayOrWait(scope, fingerprint, duplicate.record(),
                             codec);
-                    // The database has already waited out the lock wait on the uncommitted claim.
-                    case ClaimResult.Locked ignored -> throw RequestInProgressException.of(scope, retryAfter);
+                    // The database gave up waiting (lock timeout, deadlock victim); the transaction is lost.
+                    case ClaimResult.Locked ignored -> throw new ClaimContended();
                 };
             });
+        } catch (ClaimContended contended) {
+            return null;
         } catch (RollbackWithResult rolledBack) {
             @SuppressWarnings("unchecked")
             T value = (T) rolledBack.value;
@@ -283,6 +286,13 @@ public final class IdempotencyEngine {
         RollbackWithResult(Object value) {
             super(null, null, false, false);
             this.value = value;
+        }
+    }
+
+    /** Rolls back a transaction whose claim lost its lock wait, so that the claim can be tried again. */
+    private static final class ClaimContended extends RuntimeException {
+        ClaimContended() {
+            super(null, null, false, false);
         }
     }
 

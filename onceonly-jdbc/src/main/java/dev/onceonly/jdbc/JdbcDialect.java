@@ -3,7 +3,9 @@ package dev.onceonly.jdbc;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,13 +41,19 @@ public abstract class JdbcDialect {
     protected abstract String purgeExpired(String table);
 
     /**
-     * A statement that bounds how long the rest of the current transaction waits for a row lock, or
-     * {@code null} if the database cannot. Parameter: the wait as this dialect's {@link #lockWaitValue}.
+     * Statements run before a claim inside a transaction, to bound how long the claim waits for another
+     * transaction's row lock; none by default. Values must be literals the dialect renders itself.
      */
-    protected abstract @Nullable String lockTimeout();
+    protected List<String> beforeClaimInTransaction(Duration lockWait) {
+        return List.of();
+    }
 
-    /** The value bound to {@link #lockTimeout()} for a wait of {@code millis} (at least 1). */
-    protected abstract Object lockWaitValue(long millis);
+    /**
+     * A claim statement (insert, read, take-over) as it runs with a bounded lock wait; unchanged by default.
+     */
+    protected String withLockWait(String claimStatement, Duration lockWait) {
+        return claimStatement;
+    }
 
     /**
      * Whether {@code e} means the claim could not get its row in time: a lock timeout, or a serialization
@@ -58,9 +66,17 @@ public abstract class JdbcDialect {
 
     protected abstract @Nullable Instant getInstant(ResultSet resultSet, String column) throws SQLException;
 
-    /** Parameters: owner, operation, key. */
+    /** Reads a record for {@code find}. Parameters: owner, operation, key. */
     protected String select(String table) {
         return "SELECT " + RECORD_COLUMNS + " FROM " + table + SCOPE;
+    }
+
+    /**
+     * Reads a record during a claim; it must see the latest committed version even inside an older
+     * transaction. Parameters: owner, operation, key.
+     */
+    protected String selectForClaim(String table) {
+        return select(table);
     }
 
     /**

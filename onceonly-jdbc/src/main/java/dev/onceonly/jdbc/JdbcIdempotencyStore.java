@@ -16,8 +16,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -34,13 +36,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>How a claim works</b> (no "select, then insert"):
  * <ol>
- *   <li>In a transaction, bound the lock wait of the rest of the transaction to the request's lock wait (the
- *       dialect's {@code lock_timeout}), so that a duplicate never holds a pooled connection longer than that.
- *   </li>
- *   <li>Insert the record as PROCESSING, attempt 1, unless the scope exists ({@code ON CONFLICT DO NOTHING}).
+ *   <li>Bound how long the claim's statements wait for another transaction's row lock to the request's lock
+ *       wait (PostgreSQL {@code lock_timeout}, MariaDB {@code innodb_lock_wait_timeout}), so that a duplicate
+ *       never holds a pooled connection longer than that.</li>
+ *   <li>Insert the record as PROCESSING, attempt 1, unless the scope exists ({@code ON CONFLICT DO NOTHING},
+ *       {@code INSERT IGNORE}): the outcome is a row count, never a duplicate-key error.
  *       The primary key decides races; a row count of 1 means claimed. A concurrent claim by an uncommitted
  *       transaction makes this wait until that transaction ends.</li>
- *   <li>Otherwise read the record. If {@link IdempotencyRecord#isClaimableBy claimable}, take it over with an
+ *   <li>Otherwise read the latest committed record. If {@link IdempotencyRecord#isClaimableBy claimable}, take it over with an
  *       update that only matches the attempt and state just read (compare-and-set); the new attempt number is
  *       the fencing token. If the update matched nothing, someone else moved first: read again.</li>
  *   <li>Not claimable: report the record as a duplicate. A lock wait that ran out reports {@code Locked}.</li>
@@ -65,6 +68,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final JdbcDialect dialect;
     private final String insertIfAbsentSql;
     private final String selectSql;
+    private final String selectForClaimSql;
     private final String takeOverSql;
     private final String completeSql;
     private final String releaseSql;
@@ -75,6 +79,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.dialect = dialect;
         this.insertIfAbsentSql = dialect.insertIfAbsent(table);
         this.selectSql = dialect.select(table);
+        this.selectForClaimSql = dialect.selectForClaim(table);
         this.takeOverSql = dialect.takeOver(table);
         this.completeSql = dialect.complete(table);
         this.releaseSql = dialect.release(table);
@@ -113,7 +118,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return withConnection("claim", request.scope(), connection -> {
             try {
                 if (!connection.getAutoCommit()) {
-                    boundLockWait(connection, request);
+                    execute(connection, dialect.beforeClaimInTransaction(request.lockWait()));
                 }
                 return claim(connection, request, now);
             } catch (SQLException e) {
@@ -130,7 +135,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             if (insertIfAbsent(connection, request, now)) {
                 return new ClaimResult.Claimed(new LeaseToken(1));
             }
-            Optional<IdempotencyRecord> found = select(connection, request.scope());
+            Optional<IdempotencyRecord> found = select(connection,
+                    dialect.withLockWait(selectForClaimSql, request.lockWait()), request.scope());
             if (found.isEmpty()) {
                 continue; // purged or rolled back since the insert: try the insert again
             }
@@ -146,19 +152,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 + request.scope().key() + " lost " + MAX_CLAIM_ROUNDS + " races in a row");
     }
 
-    private void boundLockWait(Connection connection, ClaimRequest request) throws SQLException {
-        String sql = dialect.lockTimeout();
-        if (sql == null) {
-            return;
-        }
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setObject(1, dialect.lockWaitValue(Math.max(1, request.lockWait().toMillis())));
-            statement.execute();
+    private static void execute(Connection connection, List<String> statements) throws SQLException {
+        for (String sql : statements) {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(sql);
+            }
         }
     }
 
     private boolean insertIfAbsent(Connection connection, ClaimRequest request, Instant now) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(insertIfAbsentSql)) {
+        try (PreparedStatement statement = connection.prepareStatement(
+                dialect.withLockWait(insertIfAbsentSql, request.lockWait()))) {
             int i = bindScope(statement, 1, request.scope());
             statement.setBytes(i++, request.fingerprint().digest());
             dialect.setInstant(statement, i++, request.leaseExpiresAt());
@@ -171,7 +175,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     private boolean takeOver(Connection connection, ClaimRequest request, IdempotencyRecord existing, Instant now)
             throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(takeOverSql)) {
+        try (PreparedStatement statement = connection.prepareStatement(
+                dialect.withLockWait(takeOverSql, request.lockWait()))) {
             int i = 1;
             statement.setBytes(i++, request.fingerprint().digest());
             statement.setInt(i++, existing.attempt() + 1);
@@ -188,11 +193,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
-        return withConnection("find", scope, connection -> select(connection, scope));
+        return withConnection("find", scope, connection -> select(connection, selectSql, scope));
     }
 
-    private Optional<IdempotencyRecord> select(Connection connection, IdempotencyScope scope) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(selectSql)) {
+    private Optional<IdempotencyRecord> select(Connection connection, String sql, IdempotencyScope scope)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
             bindScope(statement, 1, scope);
             try (ResultSet row = statement.executeQuery()) {
                 return row.next() ? Optional.of(readRecord(scope, row)) : Optional.empty();

@@ -4,9 +4,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,14 +48,11 @@ public final class PostgresDialect extends JdbcDialect {
                 + " WHERE expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED))";
     }
 
+    /** {@code SET LOCAL}: the bound lasts until the transaction ends, so it covers its later lock waits too. */
     @Override
-    protected String lockTimeout() {
-        return "SELECT set_config('lock_timeout', ?, true)";
-    }
-
-    @Override
-    protected Object lockWaitValue(long millis) {
-        return millis + "ms";
+    protected List<String> beforeClaimInTransaction(Duration lockWait) {
+        // lock_timeout = 0 would mean "wait forever"
+        return List.of("SET LOCAL lock_timeout = '" + Math.max(1, lockWait.toMillis()) + "ms'");
     }
 
     @Override

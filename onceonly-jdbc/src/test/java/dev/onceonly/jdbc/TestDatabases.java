@@ -2,6 +2,8 @@ package dev.onceonly.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 
 /**
@@ -10,23 +12,30 @@ import javax.sql.DataSource;
  */
 final class TestDatabases {
 
-    private static final String POSTGRES_URL = System.getProperty("onceonly.test.postgres.url",
-            "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-
-    private static volatile HikariDataSource postgres;
+    private static final Map<String, HikariDataSource> POOLS = new ConcurrentHashMap<>();
 
     private TestDatabases() {
     }
 
-    static synchronized DataSource postgres() {
-        if (postgres == null) {
+    static DataSource postgres() {
+        return pool(System.getProperty("onceonly.test.postgres.url",
+                "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"), new PostgresDialect());
+    }
+
+    static DataSource mariaDb() {
+        return pool(System.getProperty("onceonly.test.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/test?user=root"),
+                new MariaDbDialect());
+    }
+
+    private static DataSource pool(String url, JdbcDialect dialect) {
+        return POOLS.computeIfAbsent(url, ignored -> {
             HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(POSTGRES_URL);
+            config.setJdbcUrl(url);
             config.setMaximumPoolSize(24);
-            config.setPoolName("onceonly-it-postgres");
-            postgres = new HikariDataSource(config);
-            JdbcSchema.migrate(postgres, new PostgresDialect());
-        }
-        return postgres;
+            config.setPoolName("onceonly-it-" + dialect.name());
+            HikariDataSource pool = new HikariDataSource(config);
+            JdbcSchema.migrate(pool, dialect);
+            return pool;
+        });
     }
 }

@@ -1,0 +1,97 @@
+package dev.onceonly.jdbc;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * MariaDB 10.6+ on InnoDB. (MySQL lacks {@code SET STATEMENT}; it is not supported yet.)
+ *
+ * <p>Assumptions, and why the statements look as they do:
+ * <ul>
+ *   <li><b>Row counts, not duplicate-key errors.</b> The claim is {@code INSERT IGNORE}: 1 row inserted, 0 row
+ *       present. Catching error 1062 inside a transaction would leave it to drivers and frameworks that mark
+ *       such a transaction rollback-only. {@code IGNORE} also turns other errors into warnings; every value is
+ *       validated before it is bound, and the table has no foreign keys or triggers, so the only error it can
+ *       hide is the duplicate. {@code ON DUPLICATE KEY UPDATE} would not do: with Connector/J's default
+ *       {@code useAffectedRows=false} a no-op update reports 1 row, the same as an insert.</li>
+ *   <li><b>REPEATABLE READ</b> (InnoDB's default). A plain read inside an older transaction would see the
+ *       snapshot from before a concurrent claim committed, so the claim reads with {@code LOCK IN SHARE MODE},
+ *       which reads the latest committed version.</li>
+ *   <li><b>Gap locks and deadlocks.</b> Claimers of one new key queue on its index record. If the transaction
+ *       holding it rolls back, two waiters may deadlock on the gap; InnoDB rolls one back (error 1213), which the
+ *       store answers as {@code Locked} and the engine retries within its wait. Lock wait timeouts (1205) are
+ *       answered the same way.</li>
+ *   <li><b>Lock waits in whole seconds.</b> {@code innodb_lock_wait_timeout} only takes seconds, so a claim's
+ *       bound is its lock wait rounded up, at least 1 s; it is set per statement with {@code SET STATEMENT … FOR},
+ *       so the rest of the transaction keeps its own setting.</li>
+ *   <li><b>Purge</b> deletes by the {@code expires_at} index with {@code ORDER BY … LIMIT}; MariaDB cannot skip
+ *       locked rows in a {@code DELETE}, so a purge may wait briefly for a record being completed.</li>
+ * </ul>
+ */
+public final class MariaDbDialect extends JdbcDialect {
+
+    private static final int LOCK_WAIT_TIMEOUT = 1205;
+    private static final int DEADLOCK = 1213;
+
+    @Override
+    public String name() {
+        return "mariadb";
+    }
+
+    @Override
+    public String migrationLocation() {
+        return "classpath:dev/onceonly/jdbc/schema/mariadb";
+    }
+
+    @Override
+    protected String insertIfAbsent(String table) {
+        return "INSERT IGNORE INTO " + table + " (owner, operation, idem_key, fingerprint, state, attempt,"
+                + " lease_expires_at, created_at, updated_at, expires_at)"
+                + " VALUES (?, ?, ?, ?, 'PROCESSING', 1, ?, ?, ?, ?)";
+    }
+
+    @Override
+    protected String selectForClaim(String table) {
+        return select(table) + " LOCK IN SHARE MODE";
+    }
+
+    @Override
+    protected String purgeExpired(String table) {
+        return "DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ?";
+    }
+
+    @Override
+    protected String withLockWait(String claimStatement, Duration lockWait) {
+        long seconds = Math.max(1, (lockWait.toMillis() + 999) / 1000);
+        return "SET STATEMENT innodb_lock_wait_timeout = " + seconds + " FOR " + claimStatement;
+    }
+
+    @Override
+    protected boolean isLockNotAvailable(SQLException e) {
+        return e.getErrorCode() == LOCK_WAIT_TIMEOUT || e.getErrorCode() == DEADLOCK
+                || "40001".equals(e.getSQLState());
+    }
+
+    @Override
+    protected void setInstant(PreparedStatement statement, int index, @Nullable Instant instant)
+            throws SQLException {
+        if (instant == null) {
+            statement.setNull(index, Types.TIMESTAMP);
+        } else {
+            statement.setObject(index, LocalDateTime.ofInstant(instant, ZoneOffset.UTC));
+        }
+    }
+
+    @Override
+    protected @Nullable Instant getInstant(ResultSet resultSet, String column) throws SQLException {
+        LocalDateTime value = resultSet.getObject(column, LocalDateTime.class);
+        return value == null ? null : value.toInstant(ZoneOffset.UTC);
+    }
+}

@@ -1,0 +1,9 @@
+package dev.onceonly.jdbc;
+
+class MariaDbTransactionalModeIT extends TransactionalModeContract {
+
+    MariaDbTransactionalModeIT() {
+        super(TestDatabases.mariaDb(), new MariaDbDialect(), "CREATE TABLE IF NOT EXISTS onceonly_it_order"
+                + " (id bigint AUTO_INCREMENT PRIMARY KEY, owner varchar(255) NOT NULL, sku bigint NOT NULL)");
+    }
+}

@@ -1,0 +1,252 @@
+package dev.onceonly.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyKeyReusedException;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotentResult;
+import dev.onceonly.OutcomeCodec;
+import dev.onceonly.RequestInProgressException;
+import dev.onceonly.StoredResponse;
+import dev.onceonly.spi.RecordState;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The engine's transactional mode on a real database: claim, business write and stored outcome commit or roll
+ * back together. Each database's test class extends this once. A broken wait bound would block a test forever;
+ * the timeout turns that into a failure.
+ */
+@Timeout(120)
+abstract class TransactionalModeContract {
+
+    private static final int CONCURRENT = 20;
+
+    private final DataSource dataSource;
+    private final JdbcTemplate jdbc;
+    private final JdbcIdempotencyStore store;
+    private final String owner = "tx-" + UUID.randomUUID();
+
+    /**
+     * @param orderTableDdl creates {@code onceonly_it_order (id, owner, sku)} with a generated id, if absent
+     */
+    TransactionalModeContract(DataSource dataSource, JdbcDialect dialect, String orderTableDdl) {
+        this.dataSource = dataSource;
+        this.jdbc = new JdbcTemplate(dataSource);
+        this.store = JdbcIdempotencyStore.create(dataSource, dialect);
+        jdbc.execute(orderTableDdl);
+    }
+
+    private IdempotencyEngine engine(Duration waitTimeout) {
+        var transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        return IdempotencyEngine.builder(store)
+                .transactions(new SpringTransactionRunner(transactions))
+                .waitTimeout(waitTimeout)
+                .pollInterval(Duration.ofMillis(20))
+                .build();
+    }
+
+    @Test
+    void concurrentExecutionsWithOneKeyCreateExactlyOneBusinessRow() throws Exception {
+        IdempotencyEngine engine = engine(Duration.ofSeconds(10));
+        for (int round = 0; round < 5; round++) {
+            IdempotencyScope scope = newScope();
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<IdempotentResult<Long>>> futures = new ArrayList<>();
+            try (ExecutorService threads = Executors.newFixedThreadPool(CONCURRENT)) {
+                for (int i = 0; i < CONCURRENT; i++) {
+                    futures.add(threads.submit(() -> {
+                        start.await();
+                        return engine.execute(scope, order(7), ORDER_ID, () -> insertOrder(7));
+                    }));
+                }
+                start.countDown();
+                List<IdempotentResult<Long>> results = new ArrayList<>();
+                for (Future<IdempotentResult<Long>> future : futures) {
+                    results.add(future.get(30, TimeUnit.SECONDS));
+                }
+
+                assertThat(ordersOf(owner)).isEqualTo(round + 1);
+                assertThat(results).filteredOn(result -> !result.replayed()).hasSize(1);
+                Long orderId = results.stream().filter(result -> !result.replayed()).findFirst().orElseThrow()
+                        .value();
+                assertThat(results).allSatisfy(result -> assertThat(result.value()).isEqualTo(orderId));
+            }
+        }
+    }
+
+    @Test
+    void businessFailureRollsBackTheClaimAndTheSameKeyThenSucceeds() {
+        IdempotencyEngine engine = engine(Duration.ZERO);
+        IdempotencyScope scope = newScope();
+
+        assertThatThrownBy(() -> engine.execute(scope, order(1), ORDER_ID, () -> {
+            insertOrder(1);
+            throw new IllegalStateException("payment declined by a flaky dependency");
+        })).isInstanceOf(IllegalStateException.class);
+
+        assertThat(ordersOf(owner)).isZero();
+        assertThat(store.find(scope)).isEmpty();
+
+        IdempotentResult<Long> retry = engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
+
+        assertThat(retry.replayed()).isFalse();
+        assertThat(ordersOf(owner)).isEqualTo(1);
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+    }
+
+    @Test
+    void retryableOutcomeRollsBackTheBusinessWriteAndIsNotStored() {
+        IdempotencyEngine engine = engine(Duration.ZERO);
+        IdempotencyScope scope = newScope();
+        OutcomeCodec<Long> unavailable = codec(503);
+
+        IdempotentResult<Long> first = engine.execute(scope, order(1), unavailable, () -> insertOrder(1));
+
+        assertThat(first.replayed()).isFalse();
+        assertThat(ordersOf(owner)).isZero();
+        assertThat(store.find(scope)).isEmpty();
+        assertThat(engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1)).replayed()).isFalse();
+        assertThat(ordersOf(owner)).isEqualTo(1);
+    }
+
+    @Test
+    void committedOutcomeIsReplayedAndAnotherRequestIsRefused() {
+        IdempotencyEngine engine = engine(Duration.ZERO);
+        IdempotencyScope scope = newScope();
+        IdempotentResult<Long> first = engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
+
+        IdempotentResult<Long> replay = engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
+
+        assertThat(replay).isEqualTo(new IdempotentResult<>(first.value(), true));
+        assertThat(ordersOf(owner)).isEqualTo(1);
+        assertThatThrownBy(() -> engine.execute(scope, order(2), ORDER_ID, () -> insertOrder(2)))
+                .isInstanceOf(IdempotencyKeyReusedException.class);
+        assertThat(ordersOf(owner)).isEqualTo(1);
+    }
+
+    @Test
+    void sameKeyOfTwoOwnersMakesTwoOrders() {
+        IdempotencyEngine engine = engine(Duration.ZERO);
+        IdempotencyScope alice = newScope();
+        IdempotencyScope bob = new IdempotencyScope(owner + "-bob", alice.operation(), alice.key());
+
+        IdempotentResult<Long> forAlice = engine.execute(alice, order(1), ORDER_ID, () -> insertOrder(1));
+        IdempotentResult<Long> forBob = engine.execute(bob, order(1), ORDER_ID, () -> insertOrder(1));
+
+        assertThat(forAlice.replayed()).isFalse();
+        assertThat(forBob.replayed()).isFalse();
+        assertThat(forBob.value()).isNotEqualTo(forAlice.value());
+        assertThat(ordersOf(owner)).isEqualTo(2);
+    }
+
+    @Test
+    void concurrentDuplicateWaitsAtMostTheBoundThenIsToldInProgress() throws Exception {
+        IdempotencyScope scope = newScope();
+        CountDownLatch claimed = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        try (ExecutorService threads = Executors.newSingleThreadExecutor()) {
+            Future<IdempotentResult<Long>> first = threads.submit(() -> engine(Duration.ZERO)
+                    .execute(scope, order(1), ORDER_ID, () -> {
+                        long id = insertOrder(1);
+                        claimed.countDown();
+                        finish.await();
+                        return id;
+                    }));
+            assertThat(claimed.await(10, TimeUnit.SECONDS)).isTrue();
+
+            IdempotencyEngine impatient = engine(Duration.ofMillis(300));
+            assertThatThrownBy(() -> impatient.execute(scope, order(1), ORDER_ID, () -> insertOrder(1)))
+                    .isInstanceOfSatisfying(RequestInProgressException.class,
+                            e -> assertThat(e.retryAfter()).isPositive());
+            // The duplicate gave up while the first attempt was still holding its transaction open.
+            assertThat(first).isNotDone();
+
+            finish.countDown();
+            Long orderId = first.get(10, TimeUnit.SECONDS).value();
+            IdempotentResult<Long> later = impatient.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
+            assertThat(later).isEqualTo(new IdempotentResult<>(orderId, true));
+            assertThat(ordersOf(owner)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void duplicateWithinTheBoundWaitsForTheCommitAndReplays() throws Exception {
+        IdempotencyScope scope = newScope();
+        CountDownLatch claimed = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
+            Future<IdempotentResult<Long>> first = threads.submit(() -> engine(Duration.ZERO)
+                    .execute(scope, order(1), ORDER_ID, () -> {
+                        long id = insertOrder(1);
+                        claimed.countDown();
+                        finish.await();
+                        return id;
+                    }));
+            assertThat(claimed.await(10, TimeUnit.SECONDS)).isTrue();
+            Future<IdempotentResult<Long>> duplicate = threads.submit(() -> engine(Duration.ofSeconds(20))
+                    .execute(scope, order(1), ORDER_ID, () -> insertOrder(1)));
+
+            finish.countDown();
+
+            Long orderId = first.get(10, TimeUnit.SECONDS).value();
+            assertThat(duplicate.get(30, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>(orderId, true));
+            assertThat(ordersOf(owner)).isEqualTo(1);
+        }
+    }
+
+    private IdempotencyScope newScope() {
+        return new IdempotencyScope(owner, "create-order", IdempotencyKey.of(UUID.randomUUID().toString()));
+    }
+
+    private long insertOrder(long sku) {
+        Long id = jdbc.queryForObject("INSERT INTO onceonly_it_order (owner, sku) VALUES (?, ?) RETURNING id",
+                Long.class, owner, sku);
+        return id == null ? -1 : id;
+    }
+
+    private int ordersOf(String ownerPrefix) {
+        Integer count = jdbc.queryForObject("SELECT count(*) FROM onceonly_it_order WHERE owner LIKE ?",
+                Integer.class, ownerPrefix + "%");
+        return count == null ? 0 : count;
+    }
+
+    private static Fingerprint order(long sku) {
+        return Fingerprint.builder().method("POST").route("/orders")
+                .jsonBody(("{\"skuId\":" + sku + ",\"quantity\":1}").getBytes(StandardCharsets.UTF_8)).build();
+    }
+
+    private static final OutcomeCodec<Long> ORDER_ID = codec(201);
+
+    private static OutcomeCodec<Long> codec(int status) {
+        return new OutcomeCodec<>() {
+            @Override
+            public StoredResponse encode(Long orderId) {
+                return StoredResponse.of(status, orderId.toString().getBytes(StandardCharsets.UTF_8));
+            }
+
+            @Override
+            public Long decode(StoredResponse stored) {
+                return Long.parseLong(stored.bodyAsString());
+            }
+        };
+    }
+}
