@@ -1,6 +1,7 @@
 package dev.onceonly;
 
 import dev.onceonly.internal.JsonNumbers;
+import dev.onceonly.internal.JsonStrings;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -96,6 +97,9 @@ public final class CanonicalJson {
                 throw MalformedRequestBodyException.of("unexpected content after the JSON value at "
                         + location(parser), null);
             }
+        } catch (NumberFormatException | ArithmeticException e) {
+            // e.g. an exponent beyond what BigDecimal holds; the message would quote the number
+            throw MalformedRequestBodyException.of("a number is out of range", null);
         } catch (StreamConstraintsException e) {
             throw MalformedRequestBodyException.of("the document exceeds the parser's limits on nesting, number "
                     + "or string length", null);
@@ -104,7 +108,11 @@ public final class CanonicalJson {
             throw MalformedRequestBodyException.of("syntax error at " + location(e), null);
         }
         StringBuilder out = new StringBuilder(json.length);
-        write(root, out);
+        try {
+            write(root, out);
+        } catch (ArithmeticException e) {
+            throw MalformedRequestBodyException.of("a number is out of range", null);
+        }
         return out.toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -203,7 +211,7 @@ public final class CanonicalJson {
                         out.append(',');
                     }
                     first = false;
-                    writeString((String) member.getKey(), out);
+                    JsonStrings.quote((String) member.getKey(), out);
                     out.append(':');
                     write(member.getValue(), out);
                 }
@@ -219,36 +227,12 @@ public final class CanonicalJson {
                 }
                 out.append(']');
             }
-            case String text -> writeString(text, out);
+            case String text -> JsonStrings.quote(text, out);
             case JsonNumber number -> out.append(JsonNumbers.canonical(number.value()));
             case Boolean bool -> out.append(bool.booleanValue());
             case JsonNull ignored -> out.append("null");
             default -> throw new IllegalStateException("unexpected node " + value.getClass());
         }
-    }
-
-    private static void writeString(String text, StringBuilder out) {
-        out.append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\b' -> out.append("\\b");
-                case '\f' -> out.append("\\f");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xF, 16));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
     }
 
     private record JsonNumber(BigDecimal value) {

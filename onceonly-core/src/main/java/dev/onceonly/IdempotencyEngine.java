@@ -12,6 +12,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -45,6 +49,10 @@ import org.slf4j.LoggerFactory;
  *       than the work's longest run.</li>
  * </ul>
  *
+ * <p>With a wait, duplicates of an attempt that runs in this process wait for it in memory, without touching the
+ * store or holding a connection, then ask the store like any duplicate; duplicates in other processes are kept
+ * apart by the store alone.
+ *
  * <p>If the store is unreachable when claiming, {@link IdempotencyStoreException} is thrown and the work does not
  * run. Exceptions from the work are rethrown after the key was released for a retry. Nothing here logs or keeps
  * a request body. Immutable and thread-safe.
@@ -52,6 +60,12 @@ import org.slf4j.LoggerFactory;
 public final class IdempotencyEngine {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
+    /** Tries to store a leased outcome before giving up on a store outage. */
+    private static final int COMPLETE_ATTEMPTS = 3;
+    /** Longest lease accepted; a lease is a bound on one run of the work, not a retention. */
+    private static final Duration MAX_LEASE = Duration.ofDays(1);
+    /** Longest wait accepted; a waiting duplicate holds a request thread. */
+    private static final Duration MAX_WAIT = Duration.ofMinutes(10);
 
     private final IdempotencyStore store;
     private final Clock clock;
@@ -62,6 +76,7 @@ public final class IdempotencyEngine {
     private final Retention retention;
     private final OutcomePolicy outcomePolicy;
     private final @Nullable TransactionRunner transactions;
+    private final ConcurrentMap<IdempotencyScope, CountDownLatch> inFlight = new ConcurrentHashMap<>();
 
     private IdempotencyEngine(Builder builder) {
         this.store = builder.store;
@@ -77,6 +92,29 @@ public final class IdempotencyEngine {
 
     public static Builder builder(IdempotencyStore store) {
         return new Builder(store);
+    }
+
+    /** A builder preset with this engine's settings, for a variant such as one endpoint's wait or retention. */
+    public Builder toBuilder() {
+        Builder builder = new Builder(store);
+        builder.clock = clock;
+        builder.leaseDuration = leaseDuration;
+        builder.waitTimeout = waitTimeout;
+        builder.pollInterval = pollInterval;
+        builder.retryAfter = retryAfter;
+        builder.retention = retention;
+        builder.outcomePolicy = outcomePolicy;
+        builder.transactions = transactions;
+        return builder;
+    }
+
+    /** Whether this engine runs claim, work and completion in one transaction. */
+    public boolean isTransactional() {
+        return transactions != null;
+    }
+
+    public Duration retryAfter() {
+        return retryAfter;
     }
 
     /**
@@ -99,6 +137,37 @@ public final class IdempotencyEngine {
         Objects.requireNonNull(codec, "codec");
         Objects.requireNonNull(work, "work");
         long deadline = System.nanoTime() + waitTimeout.toNanos();
+        if (waitTimeout.isZero()) {
+            return attemptUntilDone(scope, fingerprint, codec, work, deadline);
+        }
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch earlier = inFlight.putIfAbsent(scope, running);
+        if (earlier != null) {
+            awaitLocalAttempt(earlier, deadline);
+            return attemptUntilDone(scope, fingerprint, codec, work, deadline);
+        }
+        try {
+            return attemptUntilDone(scope, fingerprint, codec, work, deadline);
+        } finally {
+            inFlight.remove(scope, running);
+            running.countDown();
+        }
+    }
+
+    /**
+     * A duplicate of an attempt running in this process waits for it here, holding no connection. Either way it
+     * then asks the store, which alone decides: replay, still running, or (lease gone) take over.
+     */
+    private static void awaitLocalAttempt(CountDownLatch earlier, long deadline) {
+        try {
+            earlier.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private <T, X extends Exception> IdempotentResult<T> attemptUntilDone(IdempotencyScope scope,
+            Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work, long deadline) throws X {
         while (true) {
             IdempotentResult<T> result = transactions == null
                     ? attemptLeased(scope, fingerprint, codec, work)
@@ -117,7 +186,7 @@ public final class IdempotencyEngine {
     private <T, X extends Exception> @Nullable IdempotentResult<T> attemptLeased(IdempotencyScope scope,
             Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
         Instant now = clock.instant();
-        ClaimResult claim = store.claim(claimRequest(scope, fingerprint, now, Duration.ZERO), now);
+        ClaimResult claim = store.claim(claimRequest(scope, fingerprint, now, Duration.ZERO, false), now);
         return switch (claim) {
             case ClaimResult.Claimed claimed -> runLeased(scope, claimed.token(), codec, work);
             case ClaimResult.Duplicate duplicate -> replayOrWait(scope, fingerprint, duplicate.record(), codec);
@@ -128,14 +197,14 @@ public final class IdempotencyEngine {
     private <T, X extends Exception> IdempotentResult<T> runLeased(IdempotencyScope scope, LeaseToken token,
             OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
         T value;
-        StoredResponse response;
         try {
             value = work.run();
-            response = codec.encode(value);
         } catch (Throwable failure) {
             releaseQuietly(scope, token);
             throw failure;
         }
+        // The work has taken effect: from here on the key is never released, lest a retry repeat the effect.
+        StoredResponse response = codec.encode(value);
         Decision decision = outcomePolicy.classify(response.status());
         if (decision == Decision.RETRYABLE) {
             releaseQuietly(scope, token);
@@ -148,21 +217,29 @@ public final class IdempotencyEngine {
     }
 
     /**
-     * The work has taken effect, so its caller gets its result even when the outcome cannot be stored; a retry
-     * after the lease then runs again, which is why leased work passes the key on to the systems it calls.
+     * The work has taken effect, so its caller gets its result even when the outcome cannot be stored. A store
+     * outage is retried briefly; if it lasts, a retry after the lease runs the work again, which is why leased
+     * work passes the key on to the systems it calls.
      */
     private void completeLeased(IdempotencyScope scope, LeaseToken token, Decision decision,
             StoredResponse response) {
-        Instant now = clock.instant();
-        try {
-            if (!store.complete(scope, token, completion(decision, response, now), now)) {
-                log.warn("Lease lost: operation={} key={} attempt={} was taken over by a later attempt after its "
-                        + "lease ran out; its outcome was not stored. Consider a longer lease.", scope.operation(),
-                        scope.key(), token.attempt());
+        for (int attempt = 1; ; attempt++) {
+            Instant now = clock.instant();
+            try {
+                if (!store.complete(scope, token, completion(decision, response, now), now)) {
+                    log.warn("Lease lost: operation={} key={} attempt={} was taken over by a later attempt after "
+                            + "its lease ran out; its outcome was not stored. Consider a longer lease.",
+                            scope.operation(), scope.key(), token.attempt());
+                }
+                return;
+            } catch (IdempotencyStoreException e) {
+                if (attempt == COMPLETE_ATTEMPTS) {
+                    log.warn("Could not store the outcome of operation={} key={} attempt={}; a retry after the "
+                            + "lease will run again", scope.operation(), scope.key(), token.attempt(), e);
+                    return;
+                }
+                LockSupport.parkNanos(pollInterval.toNanos() << attempt);
             }
-        } catch (IdempotencyStoreException e) {
-            log.warn("Could not store the outcome of operation={} key={} attempt={}; a retry after the lease will "
-                    + "run again", scope.operation(), scope.key(), token.attempt(), e);
         }
     }
 
@@ -183,7 +260,7 @@ public final class IdempotencyEngine {
         try {
             return runner.inTransaction(() -> {
                 Instant now = clock.instant();
-                ClaimResult claim = store.claim(claimRequest(scope, fingerprint, now, lockWait), now);
+                ClaimResult claim = store.claim(claimRequest(scope, fingerprint, now, lockWait, true), now);
                 return switch (claim) {
                     case ClaimResult.Claimed claimed -> runInTransaction(scope, claimed.token(), codec, work);
                     case ClaimResult.Duplicate duplicate -> replayOrWait(scope, fingerprint, duplicate.record(),
@@ -249,10 +326,10 @@ public final class IdempotencyEngine {
     }
 
     private ClaimRequest claimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant now,
-            Duration lockWait) {
+            Duration lockWait, boolean transactional) {
         Instant leaseExpiresAt = now.plus(leaseDuration);
         return new ClaimRequest(scope, fingerprint, leaseExpiresAt, leaseExpiresAt.plus(retention.succeeded()),
-                lockWait);
+                lockWait, transactional);
     }
 
     private Completion completion(Decision decision, StoredResponse response, Instant now) {
@@ -328,17 +405,24 @@ public final class IdempotencyEngine {
             return this;
         }
 
-        /** How long a leased attempt owns its record before a retry may take it over; default 30 s. */
+        /** How long a leased attempt owns its record before a retry may take it over; default 30 s, at most 1 day. */
         public Builder leaseDuration(Duration leaseDuration) {
             this.leaseDuration = positive("leaseDuration", leaseDuration);
+            if (leaseDuration.compareTo(MAX_LEASE) > 0) {
+                throw IdempotencyConfigurationException.of("leaseDuration", "must be at most " + MAX_LEASE
+                        + ", but is " + leaseDuration);
+            }
             return this;
         }
 
-        /** How long a duplicate waits for a running attempt to finish before it is refused; default 0. */
+        /**
+         * How long a duplicate waits for a running attempt to finish before it is refused; default 0, at most
+         * 10 minutes.
+         */
         public Builder waitTimeout(Duration waitTimeout) {
             Objects.requireNonNull(waitTimeout, "waitTimeout");
-            if (waitTimeout.isNegative()) {
-                throw IdempotencyConfigurationException.of("waitTimeout", "must not be negative, but is "
+            if (waitTimeout.isNegative() || waitTimeout.compareTo(MAX_WAIT) > 0) {
+                throw IdempotencyConfigurationException.of("waitTimeout", "must be 0 to " + MAX_WAIT + ", but is "
                         + waitTimeout);
             }
             this.waitTimeout = waitTimeout;
@@ -369,9 +453,11 @@ public final class IdempotencyEngine {
             return this;
         }
 
-        /** Switches to transactional mode; without a runner the engine works in leased mode. */
-        public Builder transactions(TransactionRunner transactions) {
-            this.transactions = Objects.requireNonNull(transactions, "transactions");
+        /**
+         * Switches to transactional mode; without a runner ({@code null}) the engine works in leased mode.
+         */
+        public Builder transactions(@Nullable TransactionRunner transactions) {
+            this.transactions = transactions;
             return this;
         }
 

@@ -16,8 +16,27 @@ public record IdempotencyKey(String value) {
     /** The longest key any format accepts; it matches the width of the stores' key column. */
     public static final int MAX_LENGTH = 255;
 
+    /**
+     * @throws InvalidIdempotencyKeyException unless {@code value} has 1 to 255 characters and no control
+     *     characters: the limits every store and log line relies on, whatever the {@link IdempotencyKeyFormat}
+     */
     public IdempotencyKey {
         Objects.requireNonNull(value, "value");
+        if (value.isEmpty()) {
+            throw InvalidIdempotencyKeyException.of(InvalidIdempotencyKeyException.Violation.MISSING,
+                    "The Idempotency-Key is empty");
+        }
+        if (value.length() > MAX_LENGTH) {
+            throw InvalidIdempotencyKeyException.of(InvalidIdempotencyKeyException.Violation.TOO_LONG,
+                    "The Idempotency-Key is " + value.length() + " characters long; at most " + MAX_LENGTH
+                            + " are allowed");
+        }
+        for (int i = 0; i < value.length(); i++) {
+            if (Character.isISOControl(value.charAt(i))) {
+                throw InvalidIdempotencyKeyException.of(InvalidIdempotencyKeyException.Violation.ILLEGAL_CHARACTER,
+                        "The Idempotency-Key has a control character at position " + (i + 1));
+            }
+        }
     }
 
     /**

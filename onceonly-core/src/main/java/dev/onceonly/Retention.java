@@ -11,6 +11,9 @@ import java.util.Objects;
  */
 public record Retention(Duration succeeded, Duration failed) {
 
+    /** The longest retention accepted: ten years keeps every computed time far inside what stores hold. */
+    public static final Duration MAX = Duration.ofDays(3650);
+
     /** 24 hours for every record, as Stripe keeps keys. */
     public static final Retention DEFAULT = new Retention(Duration.ofHours(24), Duration.ofHours(24));
 
@@ -21,8 +24,9 @@ public record Retention(Duration succeeded, Duration failed) {
 
     private static void requirePositive(String name, Duration value) {
         Objects.requireNonNull(value, name);
-        if (value.isNegative() || value.isZero()) {
-            throw IdempotencyConfigurationException.of(name, "must be positive, but is " + value);
+        if (value.isNegative() || value.isZero() || value.compareTo(MAX) > 0) {
+            throw IdempotencyConfigurationException.of(name, "must be positive and at most " + MAX + ", but is "
+                    + value);
         }
     }
 }

@@ -101,7 +101,8 @@ class CanonicalJsonTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"", "   ", "{", "{\"a\":1,}", "[1 2]", "{\"a\":1} {\"b\":2}", "{\"a\":1}x",
-        "{\"a\":1,\"a\":2}", "[\"\\ud800\"]", "{'a':1}", "[NaN]", "[01]", "{\"a\":1,\"b\":{\"c\":1,\"c\":1}}"})
+        "{\"a\":1,\"a\":2}", "[\"\\ud800\"]", "{'a':1}", "[NaN]", "[01]", "{\"a\":1,\"b\":{\"c\":1,\"c\":1}}",
+        "[1e2147483648]", "[1e-2147483649]", "[-1E+9999999999]"})
     void malformedDocumentsAreRejected(String json) {
         assertThatThrownBy(() -> canonical(json))
                 .isInstanceOfSatisfying(MalformedRequestBodyException.class,

@@ -18,6 +18,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -27,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -193,6 +196,39 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void duplicatesInThisProcessWaitWithoutTouchingTheStore() throws Exception {
+        AtomicInteger claims = new AtomicInteger();
+        IdempotencyEngine patient = IdempotencyEngine.builder(new CountingStore(store, claims))
+                .waitTimeout(Duration.ofSeconds(30)).build();
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        int duplicates = 8;
+        try (ExecutorService threads = Executors.newFixedThreadPool(duplicates + 1)) {
+            Future<IdempotentResult<String>> first = threads.submit(() -> patient.execute(scope, request("a"), TEXT,
+                    () -> {
+                        running.countDown();
+                        finish.await();
+                        return order("created");
+                    }));
+            assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+            List<Future<IdempotentResult<String>>> waiting = new ArrayList<>();
+            for (int i = 0; i < duplicates; i++) {
+                waiting.add(threads.submit(() -> patient.execute(scope, request("a"), TEXT, () -> order("dup"))));
+            }
+
+            assertThat(waiting).noneMatch(Future::isDone);
+            assertThat(claims).hasValue(1);
+            finish.countDown();
+
+            for (Future<IdempotentResult<String>> duplicate : waiting) {
+                assertThat(duplicate.get(10, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>("created", true));
+            }
+            assertThat(first.get(10, TimeUnit.SECONDS).replayed()).isFalse();
+            assertThat(executions).hasValue(1);
+        }
+    }
+
+    @Test
     void expiredLeaseIsTakenOverAndTheStaleAttemptCannotOverwriteTheNewOutcome() {
         IdempotencyEngine later = engineAt(LEASE.plusSeconds(1));
 
@@ -222,6 +258,20 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void inMemoryStoreRefusesTransactionalModeBeforeRunningTheWork() {
+        IdempotencyEngine transactional = IdempotencyEngine.builder(store).transactions(new TransactionRunner() {
+            @Override
+            public <T> T inTransaction(Supplier<T> work) {
+                return work.get();
+            }
+        }).build();
+
+        assertThatThrownBy(() -> transactional.execute(scope, request("a"), TEXT, () -> order("created")))
+                .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("in-memory");
+        assertThat(executions).hasValue(0);
+    }
+
+    @Test
     void invalidSettingsFailAtConfigurationNamingTheSetting() {
         var builder = IdempotencyEngine.builder(store);
 
@@ -231,6 +281,12 @@ class IdempotencyEngineTest {
                 .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("leaseDuration");
         assertThatThrownBy(() -> new Retention(Duration.ofHours(1), Duration.ZERO))
                 .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("retention.failed");
+        assertThatThrownBy(() -> new Retention(Duration.ofDays(365_000), Duration.ofHours(1)))
+                .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("retention.succeeded");
+        assertThatThrownBy(() -> builder.leaseDuration(Duration.ofDays(30)))
+                .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("leaseDuration");
+        assertThatThrownBy(() -> builder.waitTimeout(Duration.ofHours(2)))
+                .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("waitTimeout");
     }
 
     private String order(String result) {
@@ -257,6 +313,36 @@ class IdempotencyEngineTest {
                 return stored.bodyAsString();
             }
         };
+    }
+
+    /** Counts claims and passes every call on. */
+    private record CountingStore(IdempotencyStore delegate, AtomicInteger claims) implements IdempotencyStore {
+
+        @Override
+        public ClaimResult claim(ClaimRequest request, Instant now) {
+            claims.incrementAndGet();
+            return delegate.claim(request, now);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
+            return delegate.find(scope);
+        }
+
+        @Override
+        public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
+            return delegate.complete(scope, token, completion, now);
+        }
+
+        @Override
+        public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
+            return delegate.release(scope, token, expiresAt, now);
+        }
+
+        @Override
+        public int purgeExpired(Instant now, int limit) {
+            return delegate.purgeExpired(now, limit);
+        }
     }
 
     private static final class UnreachableStore implements IdempotencyStore {

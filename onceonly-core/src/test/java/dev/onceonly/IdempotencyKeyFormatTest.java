@@ -120,6 +120,17 @@ class IdempotencyKeyFormatTest {
     }
 
     @Test
+    void keysAreValidatedEvenWhenConstructedDirectly() {
+        assertThatThrownBy(() -> new IdempotencyKey("")).isInstanceOf(InvalidIdempotencyKeyException.class);
+        assertThatThrownBy(() -> new IdempotencyKey("a".repeat(256)))
+                .isInstanceOfSatisfying(InvalidIdempotencyKeyException.class,
+                        e -> assertThat(e.violation()).isEqualTo(Violation.TOO_LONG));
+        assertThatThrownBy(() -> new IdempotencyKey("abc\r\nInjected: log line"))
+                .isInstanceOfSatisfying(InvalidIdempotencyKeyException.class,
+                        e -> assertThat(e.violation()).isEqualTo(Violation.ILLEGAL_CHARACTER));
+    }
+
+    @Test
     void errorMessagesNeverEchoTheKey() {
         String secretLooking = "sk_live_0123456789!";
 

@@ -1,5 +1,6 @@
 package dev.onceonly.memory;
 
+import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
@@ -20,7 +21,8 @@ import java.util.function.UnaryOperator;
  * An {@link IdempotencyStore} in this process's memory, for tests and single-process use. Records do not
  * survive a restart and are not shared between processes. Every method is atomic per scope (a
  * {@link ConcurrentHashMap} compute); it never blocks on another attempt, so it never answers
- * {@link ClaimResult.Locked}. Thread-safe.
+ * {@link ClaimResult.Locked}. It cannot join a transaction, so it serves the engine's leased mode only.
+ * Thread-safe.
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
@@ -28,6 +30,10 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     @Override
     public ClaimResult claim(ClaimRequest request, Instant now) {
+        if (request.transactional()) {
+            throw IdempotencyConfigurationException.of("transactions", "the in-memory store cannot join a "
+                    + "transaction; use leased mode (no TransactionRunner) or a JDBC store");
+        }
         AtomicReference<ClaimResult> result = new AtomicReference<>();
         records.compute(request.scope(), (scope, existing) -> {
             if (existing != null && !existing.isClaimableBy(request.fingerprint(), now)) {
@@ -36,7 +42,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             }
             int attempt = existing == null ? 1 : existing.attempt() + 1;
             Instant createdAt = existing == null || existing.isExpired(now) ? now : existing.createdAt();
-            result.set(new ClaimResult.Claimed(new LeaseToken(attempt)));
+            result.set(new ClaimResult.Claimed(new LeaseToken(attempt, createdAt)));
             return new IdempotencyRecord(scope, request.fingerprint(), RecordState.PROCESSING, attempt,
                     request.leaseExpiresAt(), null, createdAt, now, request.expiresAt());
         });
@@ -66,7 +72,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             UnaryOperator<IdempotencyRecord> change) {
         AtomicReference<Boolean> changed = new AtomicReference<>(false);
         records.computeIfPresent(scope, (ignored, existing) -> {
-            if (existing.state() != RecordState.PROCESSING || existing.attempt() != token.attempt()) {
+            if (existing.state() != RecordState.PROCESSING || existing.attempt() != token.attempt()
+                    || !existing.createdAt().equals(token.createdAt())) {
                 return existing;
             }
             changed.set(true);

@@ -15,9 +15,12 @@ import java.util.Objects;
  * @param expiresAt from when the record may be purged (at or after {@code leaseExpiresAt})
  * @param lockWait how long a store may block on a claim held by another, uncommitted transaction before it
  *     answers {@link ClaimResult.Locked}; stores that never block ignore it
+ * @param transactional {@code true} if the caller runs a transaction that the claim must join (transactional
+ *     mode); {@code false} if the claim must commit on its own (leased mode). A store that cannot do what is asked
+ *     throws {@link dev.onceonly.IdempotencyConfigurationException} rather than silently doing the other.
  */
 public record ClaimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant leaseExpiresAt,
-        Instant expiresAt, Duration lockWait) {
+        Instant expiresAt, Duration lockWait, boolean transactional) {
 
     public ClaimRequest {
         Objects.requireNonNull(scope, "scope");

@@ -12,6 +12,9 @@ interface ConnectionSource {
 
     Connection acquire() throws SQLException;
 
+    /** Whether {@code connection} belongs to a transaction the caller manages. */
+    boolean isJoined(Connection connection);
+
     void release(Connection connection) throws SQLException;
 
     static ConnectionSource of(DataSource dataSource) {
@@ -25,6 +28,11 @@ interface ConnectionSource {
         @Override
         public Connection acquire() throws SQLException {
             return dataSource.getConnection();
+        }
+
+        @Override
+        public boolean isJoined(Connection connection) {
+            return false;
         }
 
         @Override

@@ -48,6 +48,11 @@ public abstract class JdbcDialect {
         return List.of();
     }
 
+    /** Statements run after a successful claim inside a transaction, undoing {@link #beforeClaimInTransaction}. */
+    protected List<String> afterClaimInTransaction() {
+        return List.of();
+    }
+
     /**
      * A claim statement (insert, read, take-over) as it runs with a bounded lock wait; unchanged by default.
      */
@@ -81,31 +86,32 @@ public abstract class JdbcDialect {
 
     /**
      * Takes over a record still as it was read. Parameters: fingerprint, new attempt, lease_expires_at,
-     * created_at, updated_at, expires_at, owner, operation, key, read attempt, read state.
+     * created_at, updated_at, expires_at, owner, operation, key, read attempt, read state, read created_at.
      */
     protected String takeOver(String table) {
         return "UPDATE " + table + " SET fingerprint = ?, state = 'PROCESSING', attempt = ?, lease_expires_at = ?,"
                 + " http_status = NULL, response_headers = NULL, response_body = NULL, resource_id = NULL,"
-                + " created_at = ?, updated_at = ?, expires_at = ?" + SCOPE + " AND attempt = ? AND state = ?";
+                + " created_at = ?, updated_at = ?, expires_at = ?" + SCOPE
+                + " AND attempt = ? AND state = ? AND created_at = ?";
     }
 
     /**
      * Stores the outcome of a running attempt. Parameters: state, http_status, response_headers,
-     * response_body, resource_id, updated_at, expires_at, owner, operation, key, attempt.
+     * response_body, resource_id, updated_at, expires_at, owner, operation, key, attempt, created_at.
      */
     protected String complete(String table) {
         return "UPDATE " + table + " SET state = ?, lease_expires_at = NULL, http_status = ?, response_headers = ?,"
                 + " response_body = ?, resource_id = ?, updated_at = ?, expires_at = ?" + SCOPE
-                + " AND state = 'PROCESSING' AND attempt = ?";
+                + " AND state = 'PROCESSING' AND attempt = ? AND created_at = ?";
     }
 
     /**
      * Marks a running attempt FAILED_RETRYABLE. Parameters: updated_at, expires_at, owner, operation, key,
-     * attempt.
+     * attempt, created_at.
      */
     protected String release(String table) {
         return "UPDATE " + table + " SET state = 'FAILED_RETRYABLE', lease_expires_at = NULL, updated_at = ?,"
-                + " expires_at = ?" + SCOPE + " AND state = 'PROCESSING' AND attempt = ?";
+                + " expires_at = ?" + SCOPE + " AND state = 'PROCESSING' AND attempt = ? AND created_at = ?";
     }
 
     @Override

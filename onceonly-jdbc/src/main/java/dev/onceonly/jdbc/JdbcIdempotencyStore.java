@@ -19,6 +19,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -31,8 +32,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Transactions.</b> When the caller has a Spring-managed transaction active on the same data source, every
  * statement runs in it, so a claim, the business writes and the completion commit or roll back together (the
- * engine's transactional mode). Otherwise each call borrows a connection and its statements commit on their own
- * (leased mode). Without Spring on the class path the store always uses connections of its own.
+ * engine's transactional mode). Otherwise each call borrows a connection and commits its statements itself, also
+ * from a pool without auto-commit (leased mode). Without Spring on the class path the store always uses
+ * connections of its own. A claim in the wrong situation for its mode fails with
+ * {@link IdempotencyConfigurationException} instead of silently losing the mode's guarantees.
  *
  * <p><b>How a claim works</b> (no "select, then insert"):
  * <ol>
@@ -49,7 +52,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>Not claimable: report the record as a duplicate. A lock wait that ran out reports {@code Locked}.</li>
  * </ol>
  * {@code complete} and {@code release} update only the row whose state is PROCESSING with the caller's
- * attempt, so a stale attempt cannot overwrite a newer one. Purge deletes small batches through the
+ * attempt and creation time, so a stale attempt cannot overwrite a newer one, not even of a record created anew
+ * after a purge. After the claim, a transaction's lock-wait bound is lifted again. Purge deletes small batches through the
  * {@code expires_at} index, skipping locked rows.
  *
  * <p>Every value is bound as a parameter; the table name is validated once. Thread-safe.
@@ -115,12 +119,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public ClaimResult claim(ClaimRequest request, Instant now) {
-        return withConnection("claim", request.scope(), connection -> {
+        Instant at = micros(now);
+        return withConnection("claim", request.scope(), (connection, joined) -> {
+            requireMode(request, joined);
+            boolean inTransaction = !connection.getAutoCommit();
             try {
-                if (!connection.getAutoCommit()) {
+                if (inTransaction) {
                     execute(connection, dialect.beforeClaimInTransaction(request.lockWait()));
                 }
-                return claim(connection, request, now);
+                ClaimResult result = claim(connection, request, at);
+                if (inTransaction) {
+                    execute(connection, dialect.afterClaimInTransaction());
+                }
+                return result;
             } catch (SQLException e) {
                 if (dialect.isLockNotAvailable(e)) {
                     return new ClaimResult.Locked();
@@ -130,10 +141,27 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         });
     }
 
+    /**
+     * Transactional mode only works if the claim is part of the caller's transaction, and leased mode only if it
+     * commits on its own; doing the other silently would lose the guarantees, so either mismatch fails.
+     */
+    private static void requireMode(ClaimRequest request, boolean joined) {
+        if (request.transactional() && !joined) {
+            throw IdempotencyConfigurationException.of("transactions", "transactional mode needs the claim to join "
+                    + "the runner's transaction, but no Spring-managed transaction is active on the store's "
+                    + "DataSource; use SpringTransactionRunner with a transaction manager for the same DataSource");
+        }
+        if (!request.transactional() && joined) {
+            throw IdempotencyConfigurationException.of("transactions", "leased mode commits its claim at once, but "
+                    + "a transaction is active on the store's DataSource and would hide the claim until it commits; "
+                    + "call the engine outside the transaction, or use transactional mode");
+        }
+    }
+
     private ClaimResult claim(Connection connection, ClaimRequest request, Instant now) throws SQLException {
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
             if (insertIfAbsent(connection, request, now)) {
-                return new ClaimResult.Claimed(new LeaseToken(1));
+                return new ClaimResult.Claimed(new LeaseToken(1, now));
             }
             Optional<IdempotencyRecord> found = select(connection,
                     dialect.withLockWait(selectForClaimSql, request.lockWait()), request.scope());
@@ -144,8 +172,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             if (!existing.isClaimableBy(request.fingerprint(), now)) {
                 return new ClaimResult.Duplicate(existing);
             }
-            if (takeOver(connection, request, existing, now)) {
-                return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1));
+            Instant createdAt = existing.isExpired(now) ? now : existing.createdAt();
+            if (takeOver(connection, request, existing, createdAt, now)) {
+                return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1, createdAt));
             }
         }
         throw new SQLException("claim of operation '" + request.scope().operation() + "' key "
@@ -165,35 +194,36 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 dialect.withLockWait(insertIfAbsentSql, request.lockWait()))) {
             int i = bindScope(statement, 1, request.scope());
             statement.setBytes(i++, request.fingerprint().digest());
-            dialect.setInstant(statement, i++, request.leaseExpiresAt());
+            dialect.setInstant(statement, i++, micros(request.leaseExpiresAt()));
             dialect.setInstant(statement, i++, now);
             dialect.setInstant(statement, i++, now);
-            dialect.setInstant(statement, i, request.expiresAt());
+            dialect.setInstant(statement, i, micros(request.expiresAt()));
             return statement.executeUpdate() == 1;
         }
     }
 
-    private boolean takeOver(Connection connection, ClaimRequest request, IdempotencyRecord existing, Instant now)
-            throws SQLException {
+    private boolean takeOver(Connection connection, ClaimRequest request, IdempotencyRecord existing,
+            Instant createdAt, Instant now) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(
                 dialect.withLockWait(takeOverSql, request.lockWait()))) {
             int i = 1;
             statement.setBytes(i++, request.fingerprint().digest());
             statement.setInt(i++, existing.attempt() + 1);
-            dialect.setInstant(statement, i++, request.leaseExpiresAt());
-            dialect.setInstant(statement, i++, existing.isExpired(now) ? now : existing.createdAt());
+            dialect.setInstant(statement, i++, micros(request.leaseExpiresAt()));
+            dialect.setInstant(statement, i++, createdAt);
             dialect.setInstant(statement, i++, now);
-            dialect.setInstant(statement, i++, request.expiresAt());
+            dialect.setInstant(statement, i++, micros(request.expiresAt()));
             i = bindScope(statement, i, request.scope());
             statement.setInt(i++, existing.attempt());
-            statement.setString(i, existing.state().name());
+            statement.setString(i++, existing.state().name());
+            dialect.setInstant(statement, i, existing.createdAt());
             return statement.executeUpdate() == 1;
         }
     }
 
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
-        return withConnection("find", scope, connection -> select(connection, selectSql, scope));
+        return withConnection("find", scope, (connection, joined) -> select(connection, selectSql, scope));
     }
 
     private Optional<IdempotencyRecord> select(Connection connection, String sql, IdempotencyScope scope)
@@ -225,7 +255,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
         StoredResponse response = completion.response();
-        return withConnection("complete", scope, connection -> {
+        return withConnection("complete", scope, (connection, joined) -> {
             try (PreparedStatement statement = connection.prepareStatement(completeSql)) {
                 int i = 1;
                 statement.setString(i++, completion.state().name());
@@ -233,10 +263,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 setNullableString(statement, i++, HeaderLines.encode(response.headers()));
                 statement.setBytes(i++, response.body());
                 setNullableString(statement, i++, response.resourceId());
-                dialect.setInstant(statement, i++, now);
-                dialect.setInstant(statement, i++, completion.expiresAt());
+                dialect.setInstant(statement, i++, micros(now));
+                dialect.setInstant(statement, i++, micros(completion.expiresAt()));
                 i = bindScope(statement, i, scope);
-                statement.setInt(i, token.attempt());
+                bindToken(statement, i, token);
                 return statement.executeUpdate() == 1;
             }
         });
@@ -244,12 +274,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
-        return withConnection("release", scope, connection -> {
+        return withConnection("release", scope, (connection, joined) -> {
             try (PreparedStatement statement = connection.prepareStatement(releaseSql)) {
-                dialect.setInstant(statement, 1, now);
-                dialect.setInstant(statement, 2, expiresAt);
-                int i = bindScope(statement, 3, scope);
-                statement.setInt(i, token.attempt());
+                dialect.setInstant(statement, 1, micros(now));
+                dialect.setInstant(statement, 2, micros(expiresAt));
+                bindToken(statement, bindScope(statement, 3, scope), token);
                 return statement.executeUpdate() == 1;
             }
         });
@@ -260,13 +289,23 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be positive, but is " + limit);
         }
-        return withConnection("purge", null, connection -> {
+        return withConnection("purge", null, (connection, joined) -> {
             try (PreparedStatement statement = connection.prepareStatement(purgeSql)) {
-                dialect.setInstant(statement, 1, now);
+                dialect.setInstant(statement, 1, micros(now));
                 statement.setInt(2, limit);
                 return statement.executeUpdate();
             }
         });
+    }
+
+    private void bindToken(PreparedStatement statement, int index, LeaseToken token) throws SQLException {
+        statement.setInt(index, token.attempt());
+        dialect.setInstant(statement, index + 1, micros(token.createdAt()));
+    }
+
+    /** Both databases keep microseconds; binding exactly that makes stored and compared times equal. */
+    private static Instant micros(Instant instant) {
+        return instant.truncatedTo(ChronoUnit.MICROS);
     }
 
     private static int bindScope(PreparedStatement statement, int index, IdempotencyScope scope)
@@ -286,11 +325,28 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /**
+     * Runs {@code work} on the caller's transaction's connection, or on one of the store's own. Work on an own
+     * connection is committed here even if the pool hands out connections without auto-commit.
+     */
     private <T> T withConnection(String operation, @Nullable IdempotencyScope scope, SqlWork<T> work) {
         try {
             Connection connection = connections.acquire();
             try {
-                return work.run(connection);
+                boolean joined = connections.isJoined(connection);
+                boolean commitHere = !joined && !connection.getAutoCommit();
+                try {
+                    T result = work.run(connection, joined);
+                    if (commitHere) {
+                        connection.commit();
+                    }
+                    return result;
+                } catch (SQLException | RuntimeException e) {
+                    if (commitHere) {
+                        rollbackQuietly(connection, e);
+                    }
+                    throw e;
+                }
             } finally {
                 connections.release(connection);
             }
@@ -301,9 +357,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    private static void rollbackQuietly(Connection connection, Exception cause) {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
     @FunctionalInterface
     private interface SqlWork<T> {
-        T run(Connection connection) throws SQLException;
+        /** @param joined whether the connection belongs to the caller's transaction */
+        T run(Connection connection, boolean joined) throws SQLException;
     }
 
     @Override

@@ -12,8 +12,8 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * PostgreSQL 12+: {@code INSERT … ON CONFLICT DO NOTHING}, {@code timestamptz}, {@code lock_timeout}, and
- * purge by {@code ctid} with {@code FOR UPDATE SKIP LOCKED}.
+ * PostgreSQL 12+: {@code INSERT … ON CONFLICT DO NOTHING}, {@code timestamptz}, {@code SET LOCAL lock_timeout}
+ * around the claim, and purge by primary key with {@code FOR UPDATE SKIP LOCKED}.
  *
  * <p>Assumes READ COMMITTED, PostgreSQL's default: a claim that waited for another transaction's uncommitted
  * claim then reads the committed record with its next statement. Under REPEATABLE READ or SERIALIZABLE the
@@ -23,6 +23,7 @@ public final class PostgresDialect extends JdbcDialect {
 
     private static final String LOCK_NOT_AVAILABLE = "55P03";
     private static final String SERIALIZATION_FAILURE = "40001";
+    private static final String DEADLOCK_DETECTED = "40P01";
 
     @Override
     public String name() {
@@ -44,20 +45,33 @@ public final class PostgresDialect extends JdbcDialect {
 
     @Override
     protected String purgeExpired(String table) {
-        return "DELETE FROM " + table + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + table
-                + " WHERE expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED))";
+        // By primary key, not ctid: a ctid is unique only within one partition of a partitioned table.
+        return "WITH doomed AS (SELECT owner, operation, idem_key FROM " + table
+                + " WHERE expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)"
+                + " DELETE FROM " + table + " r USING doomed"
+                + " WHERE r.owner = doomed.owner AND r.operation = doomed.operation AND r.idem_key = doomed.idem_key";
     }
 
-    /** {@code SET LOCAL}: the bound lasts until the transaction ends, so it covers its later lock waits too. */
     @Override
     protected List<String> beforeClaimInTransaction(Duration lockWait) {
         // lock_timeout = 0 would mean "wait forever"
         return List.of("SET LOCAL lock_timeout = '" + Math.max(1, lockWait.toMillis()) + "ms'");
     }
 
+    /**
+     * Back to the server's (or role's, or database's) setting, so the business statements that follow are not
+     * held to the claim's bound. A session-level {@code SET lock_timeout} is not restored.
+     */
+    @Override
+    protected List<String> afterClaimInTransaction() {
+        return List.of("SET LOCAL lock_timeout = DEFAULT");
+    }
+
     @Override
     protected boolean isLockNotAvailable(SQLException e) {
-        return LOCK_NOT_AVAILABLE.equals(e.getSQLState()) || SERIALIZATION_FAILURE.equals(e.getSQLState());
+        String state = e.getSQLState();
+        return LOCK_NOT_AVAILABLE.equals(state) || SERIALIZATION_FAILURE.equals(state)
+                || DEADLOCK_DETECTED.equals(state);
     }
 
     @Override

@@ -33,6 +33,11 @@ record SpringConnectionSource(DataSource dataSource) implements ConnectionSource
     }
 
     @Override
+    public boolean isJoined(Connection connection) {
+        return DataSourceUtils.isConnectionTransactional(connection, dataSource);
+    }
+
+    @Override
     public void release(Connection connection) {
         DataSourceUtils.releaseConnection(connection, dataSource);
     }

@@ -1,8 +1,12 @@
 package dev.onceonly.jdbc;
 
+import dev.onceonly.IdempotencyConfigurationException;
+import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.TransactionRunner;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -17,8 +21,24 @@ public final class SpringTransactionRunner implements TransactionRunner {
         this.transactionTemplate = Objects.requireNonNull(transactionTemplate, "transactionTemplate");
     }
 
+    /**
+     * @throws IdempotencyConfigurationException if a transaction is already active: the engine must own the
+     *     transaction, or rolling back a retryable outcome would doom the caller's transaction instead
+     * @throws IdempotencyStoreException if the transaction cannot begin or commit
+     */
     @Override
     public <T> T inTransaction(Supplier<T> work) {
-        return transactionTemplate.execute(status -> work.get());
+        try {
+            return transactionTemplate.execute(status -> {
+                if (!status.isNewTransaction()) {
+                    throw IdempotencyConfigurationException.of("transactions", "transactional mode must begin its "
+                            + "own transaction, but one is already active; call the engine outside it");
+                }
+                return work.get();
+            });
+        } catch (CannotCreateTransactionException | TransactionSystemException e) {
+            throw new IdempotencyStoreException("The idempotency transaction could not begin or commit: "
+                    + e.getMessage(), e);
+        }
     }
 }

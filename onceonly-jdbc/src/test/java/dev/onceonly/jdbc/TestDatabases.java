@@ -22,6 +22,21 @@ final class TestDatabases {
                 "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"), new PostgresDialect());
     }
 
+    /** PostgreSQL through a pool that hands out connections without auto-commit, as many JPA setups do. */
+    static DataSource postgresWithoutAutoCommit() {
+        HikariDataSource pool = (HikariDataSource) POOLS.computeIfAbsent("postgres-without-auto-commit", ignored -> {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(System.getProperty("onceonly.test.postgres.url",
+                    "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+            config.setAutoCommit(false);
+            config.setMaximumPoolSize(24);
+            config.setPoolName("onceonly-it-postgres-no-auto-commit");
+            return new HikariDataSource(config);
+        });
+        postgres();
+        return pool;
+    }
+
     static DataSource mariaDb() {
         return pool(System.getProperty("onceonly.test.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/test?user=root"),
                 new MariaDbDialect());

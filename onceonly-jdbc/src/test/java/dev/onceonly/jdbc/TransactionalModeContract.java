@@ -2,8 +2,10 @@ package dev.onceonly.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyKeyReusedException;
@@ -12,6 +14,7 @@ import dev.onceonly.IdempotentResult;
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
+import dev.onceonly.TransactionRunner;
 import dev.onceonly.spi.RecordState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -23,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,11 +48,15 @@ abstract class TransactionalModeContract {
     private final JdbcTemplate jdbc;
     private final JdbcIdempotencyStore store;
     private final String owner = "tx-" + UUID.randomUUID();
+    private final String lockWaitersSql;
 
     /**
      * @param orderTableDdl creates {@code onceonly_it_order (id, owner, sku)} with a generated id, if absent
+     * @param lockWaitersSql counts the transactions of this database that wait for a row lock
      */
-    TransactionalModeContract(DataSource dataSource, JdbcDialect dialect, String orderTableDdl) {
+    TransactionalModeContract(DataSource dataSource, JdbcDialect dialect, String orderTableDdl,
+            String lockWaitersSql) {
+        this.lockWaitersSql = lockWaitersSql;
         this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
         this.store = JdbcIdempotencyStore.create(dataSource, dialect);
@@ -66,13 +74,14 @@ abstract class TransactionalModeContract {
 
     @Test
     void concurrentExecutionsWithOneKeyCreateExactlyOneBusinessRow() throws Exception {
-        IdempotencyEngine engine = engine(Duration.ofSeconds(10));
         for (int round = 0; round < 5; round++) {
             IdempotencyScope scope = newScope();
             CountDownLatch start = new CountDownLatch(1);
             List<Future<IdempotentResult<Long>>> futures = new ArrayList<>();
             try (ExecutorService threads = Executors.newFixedThreadPool(CONCURRENT)) {
                 for (int i = 0; i < CONCURRENT; i++) {
+                    // An engine each, as in separate service instances: only the database keeps them apart.
+                    IdempotencyEngine engine = engine(Duration.ofSeconds(10));
                     futures.add(threads.submit(() -> {
                         start.await();
                         return engine.execute(scope, order(7), ORDER_ID, () -> insertOrder(7));
@@ -211,6 +220,89 @@ abstract class TransactionalModeContract {
             assertThat(duplicate.get(30, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>(orderId, true));
             assertThat(ordersOf(owner)).isEqualTo(1);
         }
+    }
+
+    @Test
+    void businessLockWaitsAreNotHeldToTheClaimsBound() throws Exception {
+        jdbc.execute("CREATE TABLE IF NOT EXISTS onceonly_it_counter (id varchar(64) PRIMARY KEY, n int NOT NULL)");
+        String counter = UUID.randomUUID().toString();
+        jdbc.update("INSERT INTO onceonly_it_counter (id, n) VALUES (?, 0)", counter);
+        IdempotencyEngine engine = engine(Duration.ZERO);
+        CountDownLatch locked = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
+            Future<IdempotentResult<Long>> first = threads.submit(() -> engine.execute(newScope(), order(1), ORDER_ID,
+                    () -> {
+                        jdbc.update("UPDATE onceonly_it_counter SET n = n + 1 WHERE id = ?", counter);
+                        locked.countDown();
+                        finish.await();
+                        return 1L;
+                    }));
+            assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
+            int waitersBefore = lockWaiters();
+            // Another key's work waits for the same row; with the claim's 1 ms bound still in force it would fail.
+            Future<IdempotentResult<Long>> second = threads.submit(() -> engine.execute(newScope(), order(2), ORDER_ID,
+                    () -> {
+                        jdbc.update("UPDATE onceonly_it_counter SET n = n + 1 WHERE id = ?", counter);
+                        return 2L;
+                    }));
+            await().atMost(Duration.ofSeconds(20)).until(() -> second.isDone() || lockWaiters() > waitersBefore);
+
+            finish.countDown();
+
+            assertThat(first.get(30, TimeUnit.SECONDS).value()).isEqualTo(1L);
+            assertThat(second.get(30, TimeUnit.SECONDS).value()).isEqualTo(2L);
+            assertThat(jdbc.queryForObject("SELECT n FROM onceonly_it_counter WHERE id = ?", Integer.class, counter))
+                    .isEqualTo(2);
+        }
+    }
+
+    @Test
+    void transactionalModeWithARunnerTheStoreCannotJoinFailsBeforeRunningTheWork() {
+        TransactionRunner noTransaction = new TransactionRunner() {
+            @Override
+            public <T> T inTransaction(Supplier<T> work) {
+                return work.get();
+            }
+        };
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).transactions(noTransaction).build();
+        IdempotencyScope scope = newScope();
+
+        assertThatThrownBy(() -> engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1)))
+                .isInstanceOf(IdempotencyConfigurationException.class)
+                .hasMessageContaining("transactional mode");
+
+        assertThat(ordersOf(owner)).isZero();
+        assertThat(store.find(scope)).isEmpty();
+    }
+
+    @Test
+    void leasedModeInsideACallersTransactionFailsBeforeRunningTheWork() {
+        IdempotencyEngine leased = IdempotencyEngine.builder(store).build();
+        var transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+
+        assertThatThrownBy(() -> transactions.executeWithoutResult(status ->
+                leased.execute(newScope(), order(1), ORDER_ID, () -> insertOrder(1))))
+                .isInstanceOf(IdempotencyConfigurationException.class)
+                .hasMessageContaining("leased mode");
+        assertThat(ordersOf(owner)).isZero();
+    }
+
+    @Test
+    void transactionalModeInsideACallersTransactionFailsBeforeRunningTheWork() {
+        IdempotencyEngine engine = engine(Duration.ZERO);
+        var outer = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+
+        assertThatThrownBy(() -> outer.executeWithoutResult(status ->
+                engine.execute(newScope(), order(1), ORDER_ID, () -> insertOrder(1))))
+                .isInstanceOf(IdempotencyConfigurationException.class)
+                .hasMessageContaining("own transaction");
+        assertThat(ordersOf(owner)).isZero();
+    }
+
+    private int lockWaiters() {
+        Integer waiters = jdbc.queryForObject(lockWaitersSql, Integer.class);
+        return waiters == null ? 0 : waiters;
     }
 
     private IdempotencyScope newScope() {

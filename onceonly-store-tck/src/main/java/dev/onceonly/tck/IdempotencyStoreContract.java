@@ -48,6 +48,7 @@ public abstract class IdempotencyStoreContract {
     /** Rounds of each race, each on a fresh key. */
     protected static final int ROUNDS = 20;
 
+    private static final int MAX_PURGE_BATCHES = 10_000;
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static final Duration RETENTION = Duration.ofHours(24);
 
@@ -82,7 +83,7 @@ public abstract class IdempotencyStoreContract {
 
             ClaimResult result = store.claim(claimRequest(scope, fingerprint("a")), now());
 
-            assertThat(result).isEqualTo(new ClaimResult.Claimed(new LeaseToken(1)));
+            assertClaimed(result, 1);
         }
 
         @Test
@@ -137,8 +138,8 @@ public abstract class IdempotencyStoreContract {
             ClaimResult byOtherOwner = store.claim(claimRequest(otherOwner, fingerprint("a")), now());
             ClaimResult byOtherOperation = store.claim(claimRequest(otherOperation, fingerprint("a")), now());
 
-            assertThat(byOtherOwner).isEqualTo(new ClaimResult.Claimed(new LeaseToken(1)));
-            assertThat(byOtherOperation).isEqualTo(new ClaimResult.Claimed(new LeaseToken(1)));
+            assertClaimed(byOtherOwner, 1);
+            assertClaimed(byOtherOperation, 1);
         }
 
         @Test
@@ -215,7 +216,7 @@ public abstract class IdempotencyStoreContract {
             IdempotencyScope scope = newScope();
             claim(scope, fingerprint("a"));
 
-            boolean completed = store.complete(scope, new LeaseToken(2), succeeded(simpleResponse()), now());
+            boolean completed = store.complete(scope, new LeaseToken(2, now()), succeeded(simpleResponse()), now());
 
             assertThat(completed).isFalse();
             assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.PROCESSING);
@@ -235,8 +236,19 @@ public abstract class IdempotencyStoreContract {
         }
 
         @Test
+        void completeWithTheSameAttemptOfAnotherRecordIsRefused() {
+            IdempotencyScope scope = newScope();
+            LeaseToken token = claim(scope, fingerprint("a"));
+
+            boolean completed = store.complete(scope, new LeaseToken(token.attempt(), token.createdAt().minusSeconds(1)),
+                    succeeded(simpleResponse()), now());
+
+            assertThat(completed).isFalse();
+        }
+
+        @Test
         void completeOfUnknownScopeIsRefused() {
-            assertThat(store.complete(newScope(), new LeaseToken(1), succeeded(simpleResponse()), now())).isFalse();
+            assertThat(store.complete(newScope(), new LeaseToken(1, now()), succeeded(simpleResponse()), now())).isFalse();
         }
 
         @Test
@@ -264,8 +276,7 @@ public abstract class IdempotencyStoreContract {
 
             assertThat(released).isTrue();
             assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_RETRYABLE);
-            assertThat(store.claim(claimRequest(scope, fingerprint("a")), now()))
-                    .isEqualTo(new ClaimResult.Claimed(new LeaseToken(2)));
+            assertClaimed(store.claim(claimRequest(scope, fingerprint("a")), now()), 2);
         }
 
         @Test
@@ -297,7 +308,7 @@ public abstract class IdempotencyStoreContract {
             IdempotencyScope scope = newScope();
             claim(scope, fingerprint("a"));
 
-            boolean released = store.release(scope, new LeaseToken(7), now().plus(RETENTION), now());
+            boolean released = store.release(scope, new LeaseToken(7, now()), now().plus(RETENTION), now());
 
             assertThat(released).isFalse();
             assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.PROCESSING);
@@ -338,7 +349,7 @@ public abstract class IdempotencyStoreContract {
 
             ClaimResult retry = store.claim(claimRequest(scope, fingerprint("a")), now());
 
-            assertThat(retry).isEqualTo(new ClaimResult.Claimed(new LeaseToken(2)));
+            assertClaimed(retry, 2);
             IdempotencyRecord record = store.find(scope).orElseThrow();
             assertThat(record.state()).isEqualTo(RecordState.PROCESSING);
             assertThat(record.leaseExpiresAt()).isEqualTo(now().plus(LEASE));
@@ -443,7 +454,7 @@ public abstract class IdempotencyStoreContract {
             do {
                 purged = store.purgeExpired(now(), 2);
                 batches.add(purged);
-            } while (purged > 0);
+            } while (purged > 0 && batches.size() < MAX_PURGE_BATCHES);
 
             assertThat(batches).allSatisfy(batch -> assertThat(batch).isBetween(0, 2));
             assertThat(batches.stream().mapToInt(Integer::intValue).sum()).isGreaterThanOrEqualTo(expired.size());
@@ -453,17 +464,34 @@ public abstract class IdempotencyStoreContract {
         }
 
         @Test
+        void staleAttemptOfAPurgedRecordCannotCompleteItsSuccessor() {
+            IdempotencyScope scope = newScope();
+            LeaseToken stale = claim(scope, fingerprint("a"));
+            clock.advance(LEASE.plus(RETENTION).plusSeconds(1));
+            purgeEverythingDue();
+            LeaseToken successor = claim(scope, fingerprint("b"));
+
+            boolean staleCompleted = store.complete(scope, stale, succeeded(StoredResponse.of(201, body("stale"))),
+                    now());
+            boolean staleReleased = store.release(scope, stale, now().plus(RETENTION), now());
+
+            assertThat(successor.attempt()).isEqualTo(stale.attempt());
+            assertThat(staleCompleted).isFalse();
+            assertThat(staleReleased).isFalse();
+            assertThat(store.complete(scope, successor, succeeded(simpleResponse()), now())).isTrue();
+            assertThat(store.find(scope).orElseThrow().response()).isEqualTo(simpleResponse());
+        }
+
+        @Test
         void purgedKeyCountsAsNew() {
             IdempotencyScope scope = newScope();
             store.complete(scope, claim(scope, fingerprint("a")), succeeded(simpleResponse()), now());
             clock.advance(RETENTION.plusSeconds(1));
-            while (store.purgeExpired(now(), 100) > 0) {
-                // purge everything that is due
-            }
+            purgeEverythingDue();
 
             ClaimResult fresh = store.claim(claimRequest(scope, fingerprint("b")), now());
 
-            assertThat(fresh).isEqualTo(new ClaimResult.Claimed(new LeaseToken(1)));
+            assertClaimed(fresh, 1);
         }
     }
 
@@ -479,8 +507,8 @@ public abstract class IdempotencyStoreContract {
                 List<ClaimResult> results = race(RACERS,
                         i -> () -> store.claim(claimRequest(scope, fingerprint("a")), now));
 
-                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance)
-                        .containsExactly(new ClaimResult.Claimed(new LeaseToken(1)));
+                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
+                        .satisfies(winner -> assertClaimed(winner, 1));
                 assertThat(results).filteredOn(result -> !(result instanceof ClaimResult.Claimed))
                         .hasSize(RACERS - 1)
                         .allSatisfy(result -> assertThat(result).isInstanceOf(ClaimResult.Duplicate.class));
@@ -497,8 +525,8 @@ public abstract class IdempotencyStoreContract {
                 List<ClaimResult> results = race(RACERS,
                         i -> () -> store.claim(claimRequest(scope, fingerprint("a"), afterLease), afterLease));
 
-                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance)
-                        .containsExactly(new ClaimResult.Claimed(new LeaseToken(2)));
+                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
+                        .satisfies(winner -> assertClaimed(winner, 2));
             }
         }
 
@@ -521,7 +549,7 @@ public abstract class IdempotencyStoreContract {
                     assertThat(record.state()).isEqualTo(RecordState.SUCCEEDED);
                     assertThat(record.attempt()).isEqualTo(1);
                 } else {
-                    assertThat(takeover).isEqualTo(new ClaimResult.Claimed(new LeaseToken(2)));
+                    assertClaimed(takeover, 2);
                     assertThat(record.state()).isEqualTo(RecordState.PROCESSING);
                     assertThat(record.attempt()).isEqualTo(2);
                 }
@@ -548,7 +576,27 @@ public abstract class IdempotencyStoreContract {
 
     protected static ClaimRequest claimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant now) {
         return new ClaimRequest(scope, fingerprint, now.plus(LEASE), now.plus(LEASE).plus(RETENTION),
-                Duration.ofSeconds(5));
+                Duration.ofSeconds(5), false);
+    }
+
+    /**
+     * Purges until nothing more is due. Bounded: a store whose deletes do not stick would otherwise keep reporting
+     * deleted records forever.
+     */
+    protected void purgeEverythingDue() {
+        for (int batch = 0; batch < MAX_PURGE_BATCHES; batch++) {
+            if (store.purgeExpired(now(), 1_000) == 0) {
+                return;
+            }
+        }
+        throw new AssertionError("purgeExpired still reports deleted records after " + MAX_PURGE_BATCHES
+                + " batches: its deletes do not stick");
+    }
+
+    /** Asserts that {@code result} granted the claim with this attempt number. */
+    protected static void assertClaimed(ClaimResult result, int attempt) {
+        assertThat(result).isInstanceOfSatisfying(ClaimResult.Claimed.class,
+                claimed -> assertThat(claimed.token().attempt()).isEqualTo(attempt));
     }
 
     /** Claims a scope that must be claimable and returns its token. */
