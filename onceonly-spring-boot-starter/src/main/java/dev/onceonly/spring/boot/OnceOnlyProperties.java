@@ -1,0 +1,190 @@
+package dev.onceonly.spring.boot;
+
+import dev.onceonly.IdempotencyConfigurationException;
+import dev.onceonly.IdempotencyKey;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Everything under {@code onceonly.*}. Every value is validated when the application starts; a bad value stops
+ * it with a message that names the property.
+ *
+ * @param enabled whether the starter configures anything at all
+ * @param key how keys look
+ * @param lease leased mode
+ * @param waitTimeout how long a duplicate waits for the first attempt to finish before it gets 409
+ * @param retryAfter the {@code Retry-After} sent with 409 and 503
+ * @param retention how long outcomes are kept
+ * @param http the HTTP protocol
+ * @param jdbc the JDBC store
+ * @param cleanup the purge of expired records
+ */
+@ConfigurationProperties("onceonly")
+public record OnceOnlyProperties(
+        @DefaultValue("true") boolean enabled,
+        @DefaultValue Key key,
+        @DefaultValue Lease lease,
+        @DefaultValue("1s") Duration waitTimeout,
+        @DefaultValue("1s") Duration retryAfter,
+        @DefaultValue Retention retention,
+        @DefaultValue Http http,
+        @DefaultValue Jdbc jdbc,
+        @DefaultValue Cleanup cleanup) {
+
+    public OnceOnlyProperties {
+        requireNotNegative("onceonly.wait-timeout", waitTimeout);
+        requirePositive("onceonly.retry-after", retryAfter);
+    }
+
+    /**
+     * @param headerName the request header that carries the key
+     * @param minLength the shortest key accepted (default format)
+     * @param maxLength the longest key accepted (default format, at most 255)
+     * @param pattern a regular expression keys must match instead of the default format
+     */
+    public record Key(
+            @DefaultValue("Idempotency-Key") String headerName,
+            @DefaultValue("16") int minLength,
+            @DefaultValue("128") int maxLength,
+            @Nullable String pattern) {
+
+        public Key {
+            if (headerName.isBlank()) {
+                throw IdempotencyConfigurationException.of("onceonly.key.header-name", "must not be blank");
+            }
+            if (minLength < 1 || minLength > maxLength || maxLength > IdempotencyKey.MAX_LENGTH) {
+                throw IdempotencyConfigurationException.of("onceonly.key.min-length/max-length", "expected 1 <= "
+                        + "min-length <= max-length <= " + IdempotencyKey.MAX_LENGTH + " but got " + minLength + " and "
+                        + maxLength);
+            }
+        }
+    }
+
+    /** @param duration how long a leased attempt owns its record before a retry may take it over */
+    public record Lease(@DefaultValue("30s") Duration duration) {
+
+        public Lease {
+            requirePositive("onceonly.lease.duration", duration);
+        }
+    }
+
+    /**
+     * @param succeeded how long a succeeded outcome is replayed
+     * @param failed how long a failed outcome (final or retryable) is kept
+     */
+    public record Retention(@DefaultValue("24h") Duration succeeded, @DefaultValue("24h") Duration failed) {
+
+        public Retention {
+            requirePositive("onceonly.retention.succeeded", succeeded);
+            requirePositive("onceonly.retention.failed", failed);
+        }
+    }
+
+    /**
+     * @param replayHeaders response headers stored and replayed besides the status and body
+     * @param maxRequestBody the largest request body an idempotent endpoint accepts (413 beyond)
+     * @param maxResponseBody the largest response body stored; a larger outcome is not stored and may be retried
+     * @param keyReusedStatus the status for a key reused with another request: 422 (IETF draft) or 409
+     * @param problemTypeBase the base URI of the problem {@code type}s
+     * @param redactedResponseFields JSON Pointers of response fields replaced by {@code "[REDACTED]"} before storing
+     * @param endpoints endpoints that cannot carry {@code @Idempotent}, matched by path pattern
+     */
+    public record Http(
+            @DefaultValue({"Content-Type", "Location", "ETag", "Content-Language"}) List<String> replayHeaders,
+            @DefaultValue("1MB") DataSize maxRequestBody,
+            @DefaultValue("1MB") DataSize maxResponseBody,
+            @DefaultValue("422") int keyReusedStatus,
+            @DefaultValue("https://onceonly.dev/problems/") URI problemTypeBase,
+            @DefaultValue List<String> redactedResponseFields,
+            @DefaultValue List<Endpoint> endpoints) {
+
+        public Http {
+            if (keyReusedStatus != 422 && keyReusedStatus != 409) {
+                throw IdempotencyConfigurationException.of("onceonly.http.key-reused-status", "must be 422 or 409, "
+                        + "not " + keyReusedStatus);
+            }
+            if (maxRequestBody.toBytes() < 1 || maxResponseBody.toBytes() < 1) {
+                throw IdempotencyConfigurationException.of("onceonly.http.max-request-body/max-response-body",
+                        "must be positive");
+            }
+            if (!problemTypeBase.isAbsolute() || !problemTypeBase.toString().endsWith("/")) {
+                throw IdempotencyConfigurationException.of("onceonly.http.problem-type-base", "must be an absolute "
+                        + "URI ending in '/', not " + problemTypeBase);
+            }
+        }
+    }
+
+    /**
+     * An endpoint made idempotent by configuration.
+     *
+     * @param path a path pattern such as {@code /api/legacy/payments/**}
+     * @param methods the HTTP methods it applies to
+     * @param operation the operation name (default: method and pattern)
+     * @param keyRequired whether a request without a key is refused (400) or passes through unprotected
+     */
+    public record Endpoint(
+            String path,
+            @DefaultValue({"POST", "PATCH"}) Set<String> methods,
+            @Nullable String operation,
+            @DefaultValue("true") boolean keyRequired) {
+
+        public Endpoint {
+            if (path == null || !path.startsWith("/")) {
+                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].path", "must be a path "
+                        + "pattern starting with '/', not " + path);
+            }
+            if (methods.isEmpty()) {
+                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].methods", "must name at least "
+                        + "one HTTP method");
+            }
+        }
+    }
+
+    /**
+     * @param tableName the record table (plain identifier, optionally schema-qualified)
+     * @param schemaInit whether the bundled migrations are applied at startup (with Flyway, history table
+     *     {@code onceonly_schema_history})
+     */
+    public record Jdbc(@DefaultValue("onceonly_record") String tableName, @DefaultValue("true") boolean schemaInit) {
+    }
+
+    /**
+     * @param enabled whether expired records are purged in the background
+     * @param interval the pause between purge runs
+     * @param batchSize records deleted per statement
+     * @param batchPause the pause between batches of one run, so that purging never starves live traffic
+     */
+    public record Cleanup(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("1m") Duration interval,
+            @DefaultValue("1000") int batchSize,
+            @DefaultValue("50ms") Duration batchPause) {
+
+        public Cleanup {
+            requirePositive("onceonly.cleanup.interval", interval);
+            requireNotNegative("onceonly.cleanup.batch-pause", batchPause);
+            if (batchSize < 1 || batchSize > 100_000) {
+                throw IdempotencyConfigurationException.of("onceonly.cleanup.batch-size", "must be 1 to 100000, not "
+                        + batchSize);
+            }
+        }
+    }
+
+    private static void requirePositive(String property, Duration value) {
+        if (value.isNegative() || value.isZero()) {
+            throw IdempotencyConfigurationException.of(property, "must be positive, not " + value);
+        }
+    }
+
+    private static void requireNotNegative(String property, Duration value) {
+        if (value.isNegative()) {
+            throw IdempotencyConfigurationException.of(property, "must not be negative, not " + value);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package dev.onceonly.spring.boot.jdbc;
+
+import dev.onceonly.IdempotencyConfigurationException;
+import dev.onceonly.TransactionRunner;
+import dev.onceonly.jdbc.JdbcDialect;
+import dev.onceonly.jdbc.JdbcIdempotencyStore;
+import dev.onceonly.jdbc.JdbcSchema;
+import dev.onceonly.jdbc.MariaDbDialect;
+import dev.onceonly.jdbc.PostgresDialect;
+import dev.onceonly.jdbc.SpringTransactionRunner;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import dev.onceonly.spring.boot.OnceOnlyProperties;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Locale;
+import javax.sql.DataSource;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The JDBC store on the application's {@code DataSource}, the dialect detected from the database, the schema
+ * applied at startup ({@code onceonly.jdbc.schema-init}), and transactional mode through the transaction manager.
+ */
+@AutoConfiguration(before = OnceOnlyAutoConfiguration.class, afterName = {
+    "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+    "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+    "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+    "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration"})
+@ConditionalOnClass(JdbcIdempotencyStore.class)
+@ConditionalOnBean(DataSource.class)
+@ConditionalOnBooleanProperty(name = "onceonly.enabled", matchIfMissing = true)
+public class OnceOnlyJdbcAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    JdbcDialect onceOnlyJdbcDialect(DataSource dataSource) {
+        String product;
+        try (Connection connection = dataSource.getConnection()) {
+            product = connection.getMetaData().getDatabaseProductName();
+        } catch (SQLException e) {
+            throw new IllegalStateException("OnceOnly could not read the database product to choose its SQL dialect",
+                    e);
+        }
+        String name = product.toLowerCase(Locale.ROOT);
+        if (name.contains("postgres")) {
+            return new PostgresDialect();
+        }
+        if (name.contains("mariadb") || name.contains("mysql")) {
+            return new MariaDbDialect();
+        }
+        throw IdempotencyConfigurationException.of("JdbcDialect", "OnceOnly has no SQL dialect for " + product
+                + "; define a JdbcDialect bean");
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(IdempotencyStore.class)
+    JdbcIdempotencyStore idempotencyStore(DataSource dataSource, JdbcDialect dialect, OnceOnlyProperties properties) {
+        if (properties.jdbc().schemaInit()) {
+            if (!ClassUtils.isPresent("org.flywaydb.core.Flyway", getClass().getClassLoader())) {
+                throw IdempotencyConfigurationException.of("onceonly.jdbc.schema-init", "needs Flyway on the class "
+                        + "path (spring-boot-starter-flyway); set it to false if you create the table yourself");
+            }
+            JdbcSchema.migrate(dataSource, dialect);
+        }
+        return JdbcIdempotencyStore.create(dataSource, dialect, properties.jdbc().tableName());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(TransactionRunner.class)
+    @ConditionalOnBean(PlatformTransactionManager.class)
+    SpringTransactionRunner onceOnlyTransactionRunner(PlatformTransactionManager transactionManager) {
+        return new SpringTransactionRunner(new TransactionTemplate(transactionManager));
+    }
+}

@@ -1,0 +1,169 @@
+package dev.onceonly.spring.boot.web;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyException;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyKeyFormat;
+import dev.onceonly.IdempotencyKeyReusedException;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotencyStoreException;
+import dev.onceonly.IdempotentResult;
+import dev.onceonly.InvalidIdempotencyKeyException;
+import dev.onceonly.MalformedRequestBodyException;
+import dev.onceonly.RequestInProgressException;
+import dev.onceonly.StoredResponse;
+import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+import org.springframework.dao.DataAccessException;
+import org.springframework.transaction.TransactionException;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.util.ContentCachingResponseWrapper;
+
+/**
+ * The {@code Idempotency-Key} protocol for Spring MVC.
+ *
+ * <p>How a request to an idempotent endpoint is handled:
+ * <ol>
+ *   <li>Parse the key (400 if missing where required, malformed, or sent more than once) and resolve the owner
+ *       from authentication.</li>
+ *   <li>Read the body (413 beyond the limit) and fingerprint the request (400 if a JSON body is malformed).</li>
+ *   <li>Let the engine run the rest of the chain at most once per (owner, operation, key), with the response
+ *       buffered: in transactional mode nothing reaches the client before the transaction has committed.</li>
+ *   <li>First execution: send the buffered response as the handler wrote it. Replay: send the stored status,
+ *       allow-listed headers and body with {@code Idempotent-Replayed: true}.</li>
+ *   <li>Refusals become RFC 9457 problems: 422 (or 409) for a reused key, 409 with {@code Retry-After} while the
+ *       first request runs, 503 with {@code Retry-After} when the store is unreachable and nothing ran.</li>
+ * </ol>
+ * Requests to other endpoints pass through untouched; a key on them is ignored. Runs after authentication.
+ */
+public final class IdempotencyKeyFilter extends OncePerRequestFilter {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyKeyFilter.class);
+
+    private final IdempotentEndpoints endpoints;
+    private final IdempotencyKeyFormat keyFormat;
+    private final String headerName;
+    private final IdempotencyOwnerResolver ownerResolver;
+    private final ResponseSnapshots snapshots;
+    private final ProblemResponses problems;
+    private final long maxRequestBody;
+    private final List<IdempotencyListener> listeners;
+
+    IdempotencyKeyFilter(IdempotentEndpoints endpoints, IdempotencyKeyFormat keyFormat, String headerName,
+            IdempotencyOwnerResolver ownerResolver, ResponseSnapshots snapshots, ProblemResponses problems,
+            long maxRequestBody, List<IdempotencyListener> listeners) {
+        this.endpoints = endpoints;
+        this.keyFormat = keyFormat;
+        this.headerName = headerName;
+        this.ownerResolver = ownerResolver;
+        this.snapshots = snapshots;
+        this.problems = problems;
+        this.maxRequestBody = maxRequestBody;
+        this.listeners = List.copyOf(listeners);
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        IdempotentEndpoints.Match match = endpoints.match(request);
+        List<String> keys = Collections.list(request.getHeaders(headerName));
+        if (match == null || (keys.isEmpty() && !match.endpoint().keyRequired())) {
+            chain.doFilter(request, response);
+            return;
+        }
+        String operation = match.endpoint().operationFor(request, match.route());
+        try {
+            IdempotencyKey key = keyFormat.parseHeader(keys);
+            MDC.put("onceonly.operation", operation);
+            MDC.put("onceonly.key", key.value());
+            IdempotencyScope scope = IdempotencyScope.of(ownerResolver.resolveOwner(request), operation, key);
+            CachedBodyRequest cached = IdempotentEndpoint.isForm(request)
+                    ? null : CachedBodyRequest.read(request, maxRequestBody);
+            HttpServletRequest forwarded = cached == null ? request : cached;
+            Fingerprint fingerprint = match.endpoint().fingerprint(request, match.route(), match.pathVariables(),
+                    cached == null ? new byte[0] : cached.body());
+            execute(match.endpoint(), scope, fingerprint, forwarded, response, chain);
+        } catch (InvalidIdempotencyKeyException | MalformedRequestBodyException | RequestBodyTooLargeException e) {
+            refuse(operation, Outcome.INVALID_REQUEST, e, request, response);
+        } finally {
+            MDC.remove("onceonly.operation");
+            MDC.remove("onceonly.key");
+            MDC.remove("onceonly.replayed");
+            MDC.remove("onceonly.resourceId");
+        }
+    }
+
+    private void execute(IdempotentEndpoint endpoint, IdempotencyScope scope, Fingerprint fingerprint,
+            HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        ContentCachingResponseWrapper buffer = new ContentCachingResponseWrapper(response);
+        AtomicBoolean started = new AtomicBoolean();
+        IdempotentResult<StoredResponse> result;
+        try {
+            result = endpoint.engine().execute(scope, fingerprint, snapshots.codec(scope.operation()), () -> {
+                started.set(true);
+                chain.doFilter(request, buffer);
+                return snapshots.capture(buffer);
+            });
+        } catch (IdempotencyKeyReusedException e) {
+            refuse(scope.operation(), Outcome.KEY_REUSED, e, request, response);
+            return;
+        } catch (RequestInProgressException e) {
+            refuse(scope.operation(), Outcome.IN_PROGRESS, e, request, response);
+            return;
+        } catch (IdempotencyStoreException | DataAccessException | TransactionException e) {
+            if (started.get()) {
+                notify(scope.operation(), Outcome.ERROR);
+                throw e;
+            }
+            // Fail closed: the store (or the transaction around the claim) failed before anything ran.
+            log.warn("Idempotency store unavailable for operation={} key={}: {}", scope.operation(), scope.key(),
+                    e.getMessage());
+            refuse(scope.operation(), Outcome.STORE_UNAVAILABLE, new IdempotencyStoreException(
+                    "The idempotency store is unavailable; the request was not executed", e), request, response);
+            return;
+        } catch (IOException | ServletException | RuntimeException | Error e) {
+            notify(scope.operation(), Outcome.ERROR);
+            throw e;
+        } catch (Exception unexpected) {
+            notify(scope.operation(), Outcome.ERROR);
+            throw new ServletException(unexpected);
+        }
+        StoredResponse stored = result.value();
+        MDC.put("onceonly.replayed", Boolean.toString(result.replayed()));
+        if (stored.resourceId() != null) {
+            MDC.put("onceonly.resourceId", stored.resourceId());
+        }
+        if (result.replayed()) {
+            ResponseSnapshots.replay(stored, response);
+            notify(scope.operation(), Outcome.REPLAYED);
+        } else {
+            buffer.copyBodyToResponse();
+            notify(scope.operation(), Outcome.EXECUTED);
+        }
+        log.debug("Idempotent request: operation={} key={} replayed={} status={}", scope.operation(), scope.key(),
+                result.replayed(), stored.status());
+    }
+
+    private void refuse(String operation, Outcome outcome, IdempotencyException problem,
+            HttpServletRequest request, HttpServletResponse response) throws IOException {
+        notify(operation, outcome);
+        problems.write(response, problem, request.getRequestURI());
+    }
+
+    private void notify(String operation, Outcome outcome) {
+        for (IdempotencyListener listener : listeners) {
+            listener.onRequest(operation, outcome);
+        }
+    }
+}

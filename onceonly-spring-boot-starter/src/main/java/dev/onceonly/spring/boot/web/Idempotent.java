@@ -1,0 +1,56 @@
+package dev.onceonly.spring.boot.web;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Makes a Spring MVC handler method idempotent under the {@code Idempotency-Key} protocol: the first request
+ * with a key runs, every retry with the same key and request gets the first response replayed, a key reused
+ * with another request is refused.
+ *
+ * <pre>{@code
+ * @PostMapping("/api/orders")
+ * @Idempotent("create-order")
+ * ResponseEntity<OrderView> create(@RequestBody CreateOrder request) { … }
+ * }</pre>
+ *
+ * Attribute values are checked when the application starts; a bad one stops it.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface Idempotent {
+
+    /** The operation name, part of every key's scope; default: the HTTP method and the route template. */
+    String value() default "";
+
+    /** Whether a request without a key is refused with 400; if not, it runs unprotected. */
+    boolean keyRequired() default true;
+
+    /** How long a duplicate waits for the first request, such as {@code "2s"}; default {@code onceonly.wait-timeout}. */
+    String waitTimeout() default "";
+
+    /** How long the outcome is replayed, such as {@code "7d"}; default {@code onceonly.retention.succeeded}. */
+    String retention() default "";
+
+    /**
+     * Leased mode: no transaction spans the handler, which may then call other systems; pass the key on to them.
+     * Default: transactional mode whenever a transaction manager exists.
+     */
+    boolean leased() default false;
+
+    /** Statuses whose responses are not stored, so that the key may be retried (beyond 5xx, 401, 403, 408, 425, 429). */
+    int[] retryableStatuses() default {};
+
+    /** Statuses whose responses are stored and replayed although they would be retryable by default. */
+    int[] finalStatuses() default {};
+
+    /** Request headers that are part of the fingerprint, such as {@code X-Api-Version}. */
+    String[] fingerprintHeaders() default {};
+
+    /** JSON Pointers of request body fields left out of the fingerprint, such as {@code /requestedAt}. */
+    String[] excludedFields() default {};
+}

@@ -1,0 +1,170 @@
+package dev.onceonly.spring.boot.web;
+
+import dev.onceonly.CanonicalJson;
+import dev.onceonly.IdempotencyConfigurationException;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.OutcomePolicy;
+import dev.onceonly.OutcomePolicy.Decision;
+import dev.onceonly.Retention;
+import dev.onceonly.spring.boot.OnceOnlyProperties;
+import jakarta.servlet.http.HttpServletRequest;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.ApplicationContext;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerExecutionChain;
+import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+import org.springframework.web.util.ServletRequestPathUtils;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+
+/**
+ * Finds the idempotent endpoint a request goes to: a configured path pattern, or a handler method annotated with
+ * {@link Idempotent}. Every endpoint is built, and every annotation checked, when the application starts.
+ */
+public final class IdempotentEndpoints implements SmartInitializingSingleton {
+
+    /** A request matched to an endpoint. */
+    record Match(IdempotentEndpoint endpoint, String route, Map<String, String> pathVariables) {
+    }
+
+    private record ConfiguredEndpoint(PathPattern pattern, Set<String> methods, IdempotentEndpoint endpoint) {
+    }
+
+    private final ApplicationContext context;
+    private final IdempotencyEngine engine;
+    private final OnceOnlyProperties properties;
+    private final Map<Method, IdempotentEndpoint> annotated = new HashMap<>();
+    private final List<ConfiguredEndpoint> configured = new ArrayList<>();
+    private final List<RequestMappingHandlerMapping> mappings = new ArrayList<>();
+
+    public IdempotentEndpoints(ApplicationContext context, IdempotencyEngine engine, OnceOnlyProperties properties) {
+        this.context = context;
+        this.engine = engine;
+        this.properties = properties;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        for (OnceOnlyProperties.Endpoint endpoint : properties.http().endpoints()) {
+            PathPattern pattern = PathPatternParser.defaultInstance.parse(endpoint.path());
+            Set<String> methods = endpoint.methods().stream().map(m -> m.toUpperCase(Locale.ROOT))
+                    .collect(Collectors.toUnmodifiableSet());
+            configured.add(new ConfiguredEndpoint(pattern, methods, new IdempotentEndpoint(endpoint.operation(),
+                    endpoint.keyRequired(), engine, CanonicalJson.standard(), List.of())));
+        }
+        mappings.addAll(context.getBeansOfType(RequestMappingHandlerMapping.class).values());
+        for (RequestMappingHandlerMapping mapping : mappings) {
+            mapping.getHandlerMethods().values().forEach(handler -> {
+                Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(handler.getMethod(),
+                        Idempotent.class);
+                if (idempotent != null) {
+                    annotated.put(handler.getMethod(), endpoint(idempotent, handler.getMethod()));
+                }
+            });
+        }
+    }
+
+    /** The endpoints built from annotations, by handler method. */
+    public Map<Method, IdempotentEndpoint> annotatedEndpoints() {
+        return Map.copyOf(annotated);
+    }
+
+    private IdempotentEndpoint endpoint(Idempotent idempotent, Method method) {
+        String where = "@Idempotent on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
+        IdempotencyEngine.Builder variant = engine.toBuilder();
+        Duration wait = duration(where + " waitTimeout", idempotent.waitTimeout());
+        if (wait != null) {
+            variant.waitTimeout(wait);
+        }
+        Duration retention = duration(where + " retention", idempotent.retention());
+        if (retention != null) {
+            variant.retention(new Retention(retention, properties.retention().failed()));
+        }
+        Map<Integer, Decision> overrides = new HashMap<>();
+        Arrays.stream(idempotent.retryableStatuses()).forEach(s -> overrides.put(status(where, s), Decision.RETRYABLE));
+        Arrays.stream(idempotent.finalStatuses()).forEach(s -> overrides.put(status(where, s), s < 400
+                ? Decision.SUCCEEDED : Decision.FAILED_FINAL));
+        variant.outcomePolicy(OutcomePolicy.standard().overriding(overrides));
+        if (idempotent.leased()) {
+            variant.transactions(null);
+        }
+        String operation = idempotent.value().isBlank() ? null : idempotent.value();
+        return new IdempotentEndpoint(operation, idempotent.keyRequired(), variant.build(),
+                CanonicalJson.excluding(List.of(idempotent.excludedFields())), List.of(idempotent.fingerprintHeaders()));
+    }
+
+    private static @Nullable Duration duration(String where, String value) {
+        if (value.isBlank()) {
+            return null;
+        }
+        try {
+            return DurationStyle.detectAndParse(value);
+        } catch (IllegalArgumentException e) {
+            throw IdempotencyConfigurationException.of(where, "'" + value + "' is not a duration such as 2s or 7d");
+        }
+    }
+
+    private static int status(String where, int status) {
+        if (status < 100 || status > 599) {
+            throw IdempotencyConfigurationException.of(where + " statuses", status + " is not an HTTP status");
+        }
+        return status;
+    }
+
+    /** The endpoint {@code request} goes to, or {@code null} if it is not idempotent. */
+    @Nullable Match match(HttpServletRequest request) {
+        if (!configured.isEmpty()) {
+            PathContainer path = PathContainer.parsePath(request.getRequestURI().substring(
+                    request.getContextPath().length()));
+            for (ConfiguredEndpoint endpoint : configured) {
+                PathPattern.PathMatchInfo info = endpoint.pattern().matchAndExtract(path);
+                if (info != null && endpoint.methods().contains(request.getMethod())) {
+                    return new Match(endpoint.endpoint(), endpoint.pattern().getPatternString(), info.getUriVariables());
+                }
+            }
+        }
+        return annotated.isEmpty() ? null : matchHandler(request);
+    }
+
+    @SuppressWarnings("unchecked")
+    private @Nullable Match matchHandler(HttpServletRequest request) {
+        Object previousPath = request.getAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE);
+        try {
+            ServletRequestPathUtils.parseAndCache(request);
+            for (RequestMappingHandlerMapping mapping : mappings) {
+                HandlerExecutionChain chain = mapping.getHandler(request);
+                if (chain != null && chain.getHandler() instanceof HandlerMethod handler) {
+                    IdempotentEndpoint endpoint = annotated.get(handler.getMethod());
+                    if (endpoint == null) {
+                        return null;
+                    }
+                    Object route = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
+                    Object variables = request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
+                    return new Match(endpoint, String.valueOf(route),
+                            variables instanceof Map<?, ?> map ? (Map<String, String>) map : Map.of());
+                }
+            }
+            return null;
+        } catch (Exception noHandler) {
+            // No handler, wrong method or media type: the dispatcher answers those; nothing here is idempotent.
+            return null;
+        } finally {
+            request.setAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE, previousPath);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package dev.onceonly.spring.boot.web;
+
+import dev.onceonly.OutcomeCodec;
+import dev.onceonly.StoredResponse;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.web.util.ContentCachingResponseWrapper;
+import tools.jackson.core.JsonPointer;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * What is kept of a response and how it is replayed. The first response reaches its client whole; what is stored
+ * is its status, the allow-listed headers and the body, with configured secret fields redacted.
+ */
+final class ResponseSnapshots {
+
+    /** The header every replayed response carries. */
+    static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    static final String REDACTED = "[REDACTED]";
+
+    private static final Logger log = LoggerFactory.getLogger(ResponseSnapshots.class);
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final Set<String> replayHeaders = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    private final List<JsonPointer> redactedFields;
+    private final long maxBody;
+
+    ResponseSnapshots(List<String> replayHeaders, List<String> redactedFields, long maxBody) {
+        this.replayHeaders.addAll(replayHeaders);
+        this.redactedFields = redactedFields.stream().map(JsonPointer::compile).toList();
+        this.maxBody = maxBody;
+    }
+
+    /** The response as the handler left it in the buffer, all of it. */
+    StoredResponse capture(ContentCachingResponseWrapper response) {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        if (response.getContentType() != null) {
+            headers.put("Content-Type", List.of(response.getContentType()));
+        }
+        for (String name : new TreeSet<>(response.getHeaderNames())) {
+            if (replayHeaders.contains(name) && !name.equalsIgnoreCase("Content-Type")) {
+                headers.put(name, new ArrayList<>(response.getHeaders(name)));
+            }
+        }
+        return StoredResponse.of(response.getStatus(), headers, response.getContentAsByteArray(),
+                resourceId(response.getHeader("Location")));
+    }
+
+    /** The last path segment of a {@code Location}, such as the id of a created order. */
+    private static @Nullable String resourceId(@Nullable String location) {
+        if (location == null || location.isBlank()) {
+            return null;
+        }
+        String path = location.replaceFirst("[?#].*$", "").replaceFirst("/+$", "");
+        String id = path.substring(path.lastIndexOf('/') + 1);
+        return id.isEmpty() || id.length() > 255 ? null : id;
+    }
+
+    /** Stores what {@link #capture} took, minus secrets; replays what was stored. */
+    OutcomeCodec<StoredResponse> codec(String operation) {
+        return new OutcomeCodec<>() {
+            @Override
+            public StoredResponse encode(StoredResponse response) {
+                byte[] body = redact(response);
+                if (body.length > maxBody) {
+                    log.warn("Response of operation '{}' has {} bytes, more than onceonly.http.max-response-body; "
+                            + "it is stored without its body", operation, body.length);
+                    body = new byte[0];
+                }
+                return StoredResponse.of(response.status(), response.headers(), body, response.resourceId());
+            }
+
+            @Override
+            public StoredResponse decode(StoredResponse stored) {
+                return stored;
+            }
+        };
+    }
+
+    private byte[] redact(StoredResponse response) {
+        List<String> contentType = response.headers().getOrDefault("Content-Type", List.of());
+        if (redactedFields.isEmpty() || contentType.isEmpty() || !contentType.getFirst().contains("json")) {
+            return response.body();
+        }
+        try {
+            JsonNode root = JSON.readTree(response.body());
+            boolean changed = false;
+            for (JsonPointer field : redactedFields) {
+                changed |= redact(root, field);
+            }
+            return changed ? JSON.writeValueAsBytes(root) : response.body();
+        } catch (RuntimeException unreadable) {
+            // A body that claims JSON but is not cannot be searched for secrets: keep none of it.
+            return new byte[0];
+        }
+    }
+
+    private static boolean redact(JsonNode root, JsonPointer field) {
+        JsonNode parent = root.at(field.head());
+        if (parent instanceof ObjectNode object && object.has(field.last().getMatchingProperty())) {
+            object.put(field.last().getMatchingProperty(), REDACTED);
+            return true;
+        }
+        if (parent instanceof ArrayNode array && field.last().getMatchingIndex() >= 0
+                && field.last().getMatchingIndex() < array.size()) {
+            array.set(field.last().getMatchingIndex(), JSON.getNodeFactory().textNode(REDACTED));
+            return true;
+        }
+        return false;
+    }
+
+    /** Writes a stored response to a fresh (reset) response, marked as replayed. */
+    static void replay(StoredResponse stored, HttpServletResponse response) throws IOException {
+        response.reset();
+        response.setStatus(stored.status());
+        stored.headers().forEach((name, values) -> values.forEach(value -> response.addHeader(name, value)));
+        response.setHeader(REPLAYED_HEADER, "true");
+        byte[] body = stored.body();
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+    }
+}
