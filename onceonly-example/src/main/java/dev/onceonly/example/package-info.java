@@ -1,0 +1,5 @@
+/** The reference orders service. */
+@NullMarked
+package dev.onceonly.example;
+
+import org.jspecify.annotations.NullMarked;

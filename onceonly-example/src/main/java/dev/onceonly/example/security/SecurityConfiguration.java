@@ -1,0 +1,64 @@
+package dev.onceonly.example.security;
+
+import dev.onceonly.spring.boot.web.IdempotencyOwnerResolver;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.core.userdetails.UsernameNotFoundException;
+import org.springframework.security.web.SecurityFilterChain;
+
+/**
+ * HTTP Basic for the API, stateless (no session, no CSRF token: clients send credentials with every request).
+ * The API docs and health are open.
+ */
+@Configuration(proxyBeanMethods = false)
+public class SecurityConfiguration {
+
+    @Bean
+    SecurityFilterChain api(HttpSecurity http) throws Exception {
+        return http
+                .authorizeHttpRequests(requests -> requests
+                        .requestMatchers("/v3/api-docs/**", "/swagger-ui/**", "/swagger-ui.html",
+                                "/actuator/health", "/error").permitAll()
+                        .anyRequest().authenticated())
+                .httpBasic(basic -> { })
+                .csrf(csrf -> csrf.disable())
+                .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .build();
+    }
+
+    @Bean
+    UserDetailsService demoUsers(DemoUsersProperties properties) {
+        Map<String, TenantUser> users = properties.users().entrySet().stream().collect(Collectors.toUnmodifiableMap(
+                Map.Entry::getKey,
+                entry -> new TenantUser(entry.getKey(), entry.getValue().password(), entry.getValue().tenant())));
+        return username -> {
+            TenantUser user = users.get(username);
+            if (user == null) {
+                throw new UsernameNotFoundException("unknown user");
+            }
+            // A copy: Spring Security erases the credentials of the instance it authenticated.
+            return new TenantUser(user.getUsername(), user.getPassword(), user.tenant());
+        };
+    }
+
+    /** Keys belong to tenant and user, so the same key of two users, or of two tenants, never meets. */
+    @Bean
+    IdempotencyOwnerResolver idempotencyOwnerResolver() {
+        return request -> owner(SecurityContextHolder.getContext().getAuthentication());
+    }
+
+    /** The owner of the authenticated request. */
+    public static String owner(Authentication authentication) {
+        if (authentication != null && authentication.getPrincipal() instanceof TenantUser user) {
+            return user.owner();
+        }
+        throw new IllegalStateException("orders are only served to authenticated tenant users");
+    }
+}

@@ -1,0 +1,64 @@
+package dev.onceonly.spring.boot.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.TransactionRunner;
+import dev.onceonly.jdbc.JdbcDialect;
+import dev.onceonly.jdbc.JdbcIdempotencyStore;
+import dev.onceonly.jdbc.PostgresDialect;
+import dev.onceonly.memory.InMemoryIdempotencyStore;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import javax.sql.DataSource;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.core.NestedExceptionUtils;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** Against the real PostgreSQL: the store is chosen by the beans that exist. */
+class OnceOnlyJdbcAutoConfigurationIT {
+
+    private static final String URL = System.getProperty("onceonly.test.postgres.url",
+            "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                    DataSourceTransactionManagerAutoConfiguration.class, OnceOnlyJdbcAutoConfiguration.class,
+                    OnceOnlyAutoConfiguration.class))
+            .withPropertyValues("spring.datasource.url=" + URL);
+
+    @Test
+    void dataSourceBringsTheJdbcStoreWithItsDialectAndTransactionalMode() {
+        runner.run(context -> {
+            assertThat(context).hasSingleBean(JdbcIdempotencyStore.class).hasSingleBean(TransactionRunner.class);
+            assertThat(context.getBean(JdbcDialect.class)).isInstanceOf(PostgresDialect.class);
+            assertThat(context.getBean(IdempotencyEngine.class).isTransactional()).isTrue();
+        });
+    }
+
+    @Test
+    void backsOffForTheUsersStore() {
+        runner.withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new).run(context -> {
+            assertThat(context).doesNotHaveBean(JdbcIdempotencyStore.class);
+            assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryIdempotencyStore.class);
+        });
+    }
+
+    @Test
+    void badTableNameStopsStartup() {
+        runner.withPropertyValues("onceonly.jdbc.table-name=records;drop", "onceonly.jdbc.schema-init=false")
+                .run(context -> assertThat(context).hasFailed().getFailure().extracting(NestedExceptionUtils::getMostSpecificCause).asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+                        .hasMessageContaining("table name"));
+    }
+
+    @Test
+    void withoutADataSourceNothingJdbcIsConfigured() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(OnceOnlyJdbcAutoConfiguration.class))
+                .run(context -> assertThat(context).doesNotHaveBean(JdbcIdempotencyStore.class)
+                        .doesNotHaveBean(DataSource.class));
+    }
+}
