@@ -20,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -60,8 +61,10 @@ public class OnceOnlyJdbcAutoConfiguration {
                 + "; define a JdbcDialect bean");
     }
 
+    /** After the application's own migrations, which may create the schema the table goes into. */
     @Bean
     @ConditionalOnMissingBean(IdempotencyStore.class)
+    @DependsOnDatabaseInitialization
     JdbcIdempotencyStore idempotencyStore(DataSource dataSource, JdbcDialect dialect, OnceOnlyProperties properties) {
         if (properties.jdbc().schemaInit()) {
             if (!ClassUtils.isPresent("org.flywaydb.core.Flyway", getClass().getClassLoader())) {
