@@ -146,16 +146,8 @@ class IdempotencyEngineTest {
 
     @Test
     void duplicateOfARunningRequestIsToldToRetryLater() throws Exception {
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch finish = new CountDownLatch(1);
         try (ExecutorService threads = Executors.newSingleThreadExecutor()) {
-            Future<IdempotentResult<String>> first = threads.submit(() -> engine.execute(scope, request("a"), TEXT,
-                    () -> {
-                        running.countDown();
-                        finish.await();
-                        return order("created");
-                    }));
-            assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+            Running first = startHeld(threads, engine);
 
             assertThatThrownBy(() -> engine.execute(scope, request("a"), TEXT, () -> order("duplicate")))
                     .isInstanceOfSatisfying(RequestInProgressException.class, e -> {
@@ -164,8 +156,7 @@ class IdempotencyEngineTest {
                         assertThat(e.getStackTrace()).isEmpty();
                     });
 
-            finish.countDown();
-            assertThat(first.get(10, TimeUnit.SECONDS).value()).isEqualTo("created");
+            assertThat(first.finish().value()).isEqualTo("created");
             assertThat(executions).hasValue(1);
         }
     }
@@ -174,23 +165,15 @@ class IdempotencyEngineTest {
     void duplicateWaitsForARunningRequestAndReplaysIt() throws Exception {
         IdempotencyEngine patient = IdempotencyEngine.builder(store).waitTimeout(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(5)).build();
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch finish = new CountDownLatch(1);
         try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
-            Future<IdempotentResult<String>> first = threads.submit(() -> patient.execute(scope, request("a"), TEXT,
-                    () -> {
-                        running.countDown();
-                        finish.await();
-                        return order("created");
-                    }));
-            assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+            Running first = startHeld(threads, patient);
             Future<IdempotentResult<String>> duplicate = threads.submit(() -> patient.execute(scope, request("a"),
                     TEXT, () -> order("duplicate")));
 
-            finish.countDown();
+            IdempotentResult<String> original = first.finish();
 
             assertThat(duplicate.get(10, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>("created", true));
-            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>("created", false));
+            assertThat(original).isEqualTo(new IdempotentResult<>("created", false));
             assertThat(executions).hasValue(1);
         }
     }
@@ -200,17 +183,9 @@ class IdempotencyEngineTest {
         AtomicInteger claims = new AtomicInteger();
         IdempotencyEngine patient = IdempotencyEngine.builder(new CountingStore(store, claims))
                 .waitTimeout(Duration.ofSeconds(30)).build();
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch finish = new CountDownLatch(1);
         int duplicates = 8;
         try (ExecutorService threads = Executors.newFixedThreadPool(duplicates + 1)) {
-            Future<IdempotentResult<String>> first = threads.submit(() -> patient.execute(scope, request("a"), TEXT,
-                    () -> {
-                        running.countDown();
-                        finish.await();
-                        return order("created");
-                    }));
-            assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+            Running first = startHeld(threads, patient);
             List<Future<IdempotentResult<String>>> waiting = new ArrayList<>();
             for (int i = 0; i < duplicates; i++) {
                 waiting.add(threads.submit(() -> patient.execute(scope, request("a"), TEXT, () -> order("dup"))));
@@ -218,12 +193,11 @@ class IdempotencyEngineTest {
 
             assertThat(waiting).noneMatch(Future::isDone);
             assertThat(claims).hasValue(1);
-            finish.countDown();
+            assertThat(first.finish().replayed()).isFalse();
 
             for (Future<IdempotentResult<String>> duplicate : waiting) {
                 assertThat(duplicate.get(10, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>("created", true));
             }
-            assertThat(first.get(10, TimeUnit.SECONDS).replayed()).isFalse();
             assertThat(executions).hasValue(1);
         }
     }
@@ -287,6 +261,27 @@ class IdempotencyEngineTest {
                 .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("leaseDuration");
         assertThatThrownBy(() -> builder.waitTimeout(Duration.ofHours(2)))
                 .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("waitTimeout");
+    }
+
+    /** An execution that has claimed its scope and is held inside its work until finished. */
+    private record Running(Future<IdempotentResult<String>> result, CountDownLatch release) {
+
+        IdempotentResult<String> finish() throws Exception {
+            release.countDown();
+            return result.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private Running startHeld(ExecutorService threads, IdempotencyEngine on) throws InterruptedException {
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<IdempotentResult<String>> result = threads.submit(() -> on.execute(scope, request("a"), TEXT, () -> {
+            running.countDown();
+            release.await();
+            return order("created");
+        }));
+        assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+        return new Running(result, release);
     }
 
     private String order(String result) {

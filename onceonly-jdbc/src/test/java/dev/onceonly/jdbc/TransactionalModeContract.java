@@ -170,27 +170,17 @@ abstract class TransactionalModeContract {
     @Test
     void concurrentDuplicateWaitsAtMostTheBoundThenIsToldInProgress() throws Exception {
         IdempotencyScope scope = newScope();
-        CountDownLatch claimed = new CountDownLatch(1);
-        CountDownLatch finish = new CountDownLatch(1);
         try (ExecutorService threads = Executors.newSingleThreadExecutor()) {
-            Future<IdempotentResult<Long>> first = threads.submit(() -> engine(Duration.ZERO)
-                    .execute(scope, order(1), ORDER_ID, () -> {
-                        long id = insertOrder(1);
-                        claimed.countDown();
-                        finish.await();
-                        return id;
-                    }));
-            assertThat(claimed.await(10, TimeUnit.SECONDS)).isTrue();
+            HeldAttempt first = holdOpen(threads, scope);
 
             IdempotencyEngine impatient = engine(Duration.ofMillis(300));
             assertThatThrownBy(() -> impatient.execute(scope, order(1), ORDER_ID, () -> insertOrder(1)))
                     .isInstanceOfSatisfying(RequestInProgressException.class,
                             e -> assertThat(e.retryAfter()).isPositive());
             // The duplicate gave up while the first attempt was still holding its transaction open.
-            assertThat(first).isNotDone();
+            assertThat(first.result()).isNotDone();
 
-            finish.countDown();
-            Long orderId = first.get(10, TimeUnit.SECONDS).value();
+            long orderId = first.release();
             IdempotentResult<Long> later = impatient.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
             assertThat(later).isEqualTo(new IdempotentResult<>(orderId, true));
             assertThat(ordersOf(owner)).isEqualTo(1);
@@ -200,23 +190,12 @@ abstract class TransactionalModeContract {
     @Test
     void duplicateWithinTheBoundWaitsForTheCommitAndReplays() throws Exception {
         IdempotencyScope scope = newScope();
-        CountDownLatch claimed = new CountDownLatch(1);
-        CountDownLatch finish = new CountDownLatch(1);
         try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
-            Future<IdempotentResult<Long>> first = threads.submit(() -> engine(Duration.ZERO)
-                    .execute(scope, order(1), ORDER_ID, () -> {
-                        long id = insertOrder(1);
-                        claimed.countDown();
-                        finish.await();
-                        return id;
-                    }));
-            assertThat(claimed.await(10, TimeUnit.SECONDS)).isTrue();
+            HeldAttempt first = holdOpen(threads, scope);
             Future<IdempotentResult<Long>> duplicate = threads.submit(() -> engine(Duration.ofSeconds(20))
                     .execute(scope, order(1), ORDER_ID, () -> insertOrder(1)));
 
-            finish.countDown();
-
-            Long orderId = first.get(10, TimeUnit.SECONDS).value();
+            long orderId = first.release();
             assertThat(duplicate.get(30, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>(orderId, true));
             assertThat(ordersOf(owner)).isEqualTo(1);
         }
@@ -298,6 +277,30 @@ abstract class TransactionalModeContract {
                 .isInstanceOf(IdempotencyConfigurationException.class)
                 .hasMessageContaining("own transaction");
         assertThat(ordersOf(owner)).isZero();
+    }
+
+    /** An attempt that has claimed its scope and written its order, its transaction held open. */
+    private record HeldAttempt(Future<IdempotentResult<Long>> result, CountDownLatch finish) {
+
+        /** Lets the attempt commit and returns its order id. */
+        long release() throws Exception {
+            finish.countDown();
+            return result.get(10, TimeUnit.SECONDS).value();
+        }
+    }
+
+    private HeldAttempt holdOpen(ExecutorService threads, IdempotencyScope scope) throws InterruptedException {
+        CountDownLatch claimed = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        Future<IdempotentResult<Long>> result = threads.submit(() -> engine(Duration.ZERO)
+                .execute(scope, order(1), ORDER_ID, () -> {
+                    long id = insertOrder(1);
+                    claimed.countDown();
+                    finish.await();
+                    return id;
+                }));
+        assertThat(claimed.await(10, TimeUnit.SECONDS)).isTrue();
+        return new HeldAttempt(result, finish);
     }
 
     private int lockWaiters() {

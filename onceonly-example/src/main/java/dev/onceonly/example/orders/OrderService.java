@@ -20,6 +20,8 @@ import org.springframework.stereotype.Service;
 @Service
 public class OrderService {
 
+    private static final String SELECT = "SELECT id, order_no, sku_id, quantity, status, created_at FROM orders";
+
     private final JdbcClient jdbc;
     private final OrderNumbers orderNumbers;
     private final Clock clock = Clock.systemUTC();
@@ -43,8 +45,7 @@ public class OrderService {
     }
 
     public Optional<Order> find(String owner, long orderId) {
-        return jdbc.sql("SELECT id, order_no, sku_id, quantity, status, created_at FROM orders"
-                        + " WHERE owner = ? AND id = ?")
+        return jdbc.sql(SELECT + " WHERE owner = ? AND id = ?")
                 .params(owner, orderId)
                 .query(OrderService::order)
                 .optional();
@@ -52,8 +53,7 @@ public class OrderService {
 
     /** The owner's latest orders, newest first. */
     public List<Order> list(String owner, int limit) {
-        return jdbc.sql("SELECT id, order_no, sku_id, quantity, status, created_at FROM orders"
-                        + " WHERE owner = ? ORDER BY id DESC LIMIT ?")
+        return jdbc.sql(SELECT + " WHERE owner = ? ORDER BY id DESC LIMIT ?")
                 .params(owner, limit)
                 .query(OrderService::order)
                 .list();
