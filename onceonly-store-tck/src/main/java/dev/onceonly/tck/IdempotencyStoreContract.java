@@ -531,6 +531,22 @@ public abstract class IdempotencyStoreContract {
         }
 
         @Test
+        void exactlyOneOfManyRetriesOfAFailedAttemptWins() throws Exception {
+            for (int round = 0; round < ROUNDS; round++) {
+                IdempotencyScope scope = newScope();
+                store.release(scope, claim(scope, fingerprint("a")), now().plus(RETENTION), now());
+                Instant now = now();
+
+                List<ClaimResult> results = race(RACERS,
+                        i -> () -> store.claim(claimRequest(scope, fingerprint("a"), now), now));
+
+                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
+                        .satisfies(winner -> assertClaimed(winner, 2));
+                assertThat(results).filteredOn(ClaimResult.Duplicate.class::isInstance).hasSize(RACERS - 1);
+            }
+        }
+
+        @Test
         void exactlyOneOfCompleteAndTakeoverWins() throws Exception {
             for (int round = 0; round < ROUNDS * 5; round++) {
                 IdempotencyScope scope = newScope();
