@@ -1,0 +1,69 @@
+package dev.onceonly.benchmarks;
+
+import dev.onceonly.benchmarks.http.HttpBenchmark;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs every benchmark and writes the report: JMH for the in-process work, then the HTTP scenarios against the
+ * reference service on the local PostgreSQL. {@code ONCEONLY_BENCH_QUICK=1} makes a short run (into
+ * {@code target/}) to check that everything works; the full run writes {@code docs/}.
+ */
+public final class BenchmarkSuite {
+
+    private static final Logger log = LoggerFactory.getLogger(BenchmarkSuite.class);
+
+    private BenchmarkSuite() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path module = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
+        boolean quick = "1".equals(System.getenv("ONCEONLY_BENCH_QUICK"));
+        Path out = quick ? module.resolve("target/benchmark-quick") : module.resolve("docs");
+        Path work = module.resolve("target/benchmark-work");
+        Files.createDirectories(out);
+        Files.createDirectories(work);
+        Path serviceJar = module.resolveSibling("onceonly-example/target/onceonly-example.jar");
+        if (!Files.isRegularFile(serviceJar)) {
+            throw new IllegalStateException("Build the reference service first: " + serviceJar + " is missing");
+        }
+        String serverUrl = System.getenv().getOrDefault("ONCEONLY_BENCH_PG_URL",
+                "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
+        Instant started = Instant.now();
+
+        Collection<RunResult> jmh = runJmh(quick, work);
+        HttpBenchmark.Settings settings = quick
+                ? new HttpBenchmark.Settings(List.of(1, 16, 64), Duration.ofSeconds(2), Duration.ofSeconds(3), 2,
+                        200_000)
+                : new HttpBenchmark.Settings(List.of(1, 16, 64), Duration.ofSeconds(5), Duration.ofSeconds(8), 3,
+                        5_000_000);
+        HttpBenchmark.Results http = new HttpBenchmark(serviceJar, work, serverUrl, settings).run();
+
+        Report report = new Report(jmh, http, settings, started, Instant.now(), quick);
+        Files.writeString(out.resolve("benchmark-report.md"), report.markdown());
+        Files.writeString(out.resolve("benchmark-results.json"), report.json());
+        log.info("Report written to {}", out.resolve("benchmark-report.md"));
+    }
+
+    private static Collection<RunResult> runJmh(boolean quick, Path work) throws Exception {
+        return new Runner(new OptionsBuilder()
+                .include("dev\\.onceonly\\.benchmarks\\.jmh\\..*")
+                .forks(1)
+                .warmupIterations(quick ? 1 : 3)
+                .warmupTime(TimeValue.seconds(1))
+                .measurementIterations(quick ? 2 : 5)
+                .measurementTime(TimeValue.seconds(1))
+                .output(work.resolve("jmh.log").toString())
+                .build()).run();
+    }
+}

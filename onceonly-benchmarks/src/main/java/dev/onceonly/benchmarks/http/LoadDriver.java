@@ -1,0 +1,131 @@
+package dev.onceonly.benchmarks.http;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A closed-loop load driver: each client sends its next request as soon as the previous answer arrived, for a
+ * fixed time. Latencies go into an HdrHistogram per group of clients, in microseconds.
+ */
+final class LoadDriver {
+
+    /** Builds client {@code client}'s next request. */
+    @FunctionalInterface
+    interface Requests {
+        HttpRequest next(int client);
+    }
+
+    /** A group of clients sending the same kind of request. */
+    record Group(String name, int clients, Requests requests) {
+    }
+
+    /** What one group did in one round. */
+    record GroupResult(String name, int clients, long requests, double seconds, Histogram latencies,
+            Map<Integer, Long> statuses) {
+
+        double throughput() {
+            return requests / seconds;
+        }
+
+        double p50Millis() {
+            return latencies.getValueAtPercentile(50) / 1000.0;
+        }
+
+        double p99Millis() {
+            return latencies.getValueAtPercentile(99) / 1000.0;
+        }
+    }
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+
+    /** Runs every group at once for {@code duration}; returns one result per group, in order. */
+    List<GroupResult> run(Duration duration, List<Group> groups) throws Exception {
+        long start = System.nanoTime();
+        long end = start + duration.toNanos();
+        List<List<Future<ClientResult>>> futures = new ArrayList<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Group group : groups) {
+                List<Future<ClientResult>> clients = new ArrayList<>();
+                for (int client = 0; client < group.clients(); client++) {
+                    int index = client;
+                    clients.add(threads.submit(() -> runClient(group.requests(), index, end)));
+                }
+                futures.add(clients);
+            }
+            List<GroupResult> results = new ArrayList<>();
+            for (int g = 0; g < groups.size(); g++) {
+                Histogram latencies = new Histogram(3_600_000_000L, 3);
+                Map<Integer, Long> statuses = new TreeMap<>();
+                long requests = 0;
+                for (Future<ClientResult> future : futures.get(g)) {
+                    ClientResult client = future.get();
+                    latencies.add(client.latencies());
+                    client.statuses().forEach((status, count) -> statuses.merge(status, count, Long::sum));
+                    requests += client.requests();
+                }
+                double seconds = (System.nanoTime() - start) / 1e9;
+                results.add(new GroupResult(groups.get(g).name(), groups.get(g).clients(), requests,
+                        Math.min(seconds, duration.toNanos() / 1e9 + 0.5), latencies, statuses));
+            }
+            return results;
+        }
+    }
+
+    /** Sends every request once, {@code concurrency} at a time; returns the responses by status. */
+    Map<Integer, Long> sendEach(List<HttpRequest> requests, int concurrency) throws Exception {
+        Map<Integer, Long> statuses = new TreeMap<>();
+        Semaphore permits = new Semaphore(concurrency);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<Integer>> sent = new ArrayList<>();
+            for (HttpRequest request : requests) {
+                sent.add(threads.submit(() -> {
+                    permits.acquire();
+                    try {
+                        return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+                    } finally {
+                        permits.release();
+                    }
+                }));
+            }
+            for (Future<Integer> status : sent) {
+                statuses.merge(status.get(), 1L, Long::sum);
+            }
+        }
+        return statuses;
+    }
+
+    private record ClientResult(long requests, Histogram latencies, Map<Integer, Long> statuses) {
+    }
+
+    private ClientResult runClient(Requests requests, int client, long end) {
+        Histogram latencies = new Histogram(3_600_000_000L, 3);
+        Map<Integer, Long> statuses = new TreeMap<>();
+        long count = 0;
+        while (System.nanoTime() < end) {
+            HttpRequest request = requests.next(client);
+            long sent = System.nanoTime();
+            int status;
+            try {
+                status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+            } catch (Exception e) {
+                status = -1;
+            }
+            latencies.recordValue(Math.max(1, (System.nanoTime() - sent) / 1000));
+            statuses.merge(status, 1L, Long::sum);
+            count++;
+        }
+        return new ClientResult(count, latencies, statuses);
+    }
+}

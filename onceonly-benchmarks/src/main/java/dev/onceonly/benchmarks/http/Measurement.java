@@ -1,0 +1,62 @@
+package dev.onceonly.benchmarks.http;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One scenario at one number of clients, over several rounds: the rounds' throughput and latency, and their
+ * spread.
+ *
+ * @param scenario the scenario's letter and name
+ * @param clients the concurrent clients of the measured group
+ * @param rounds one result per round
+ */
+public record Measurement(String scenario, int clients, List<Round> rounds) {
+
+    /**
+     * @param throughput requests per second
+     * @param p50Millis median latency
+     * @param p99Millis 99th percentile latency
+     * @param statuses responses by HTTP status (-1: no response)
+     */
+    public record Round(double throughput, double p50Millis, double p99Millis, Map<Integer, Long> statuses) {
+    }
+
+    static Round round(LoadDriver.GroupResult result) {
+        return new Round(result.throughput(), result.p50Millis(), result.p99Millis(), result.statuses());
+    }
+
+    public double medianThroughput() {
+        return median(rounds.stream().map(Round::throughput).toList());
+    }
+
+    public double minThroughput() {
+        return rounds.stream().mapToDouble(Round::throughput).min().orElse(0);
+    }
+
+    public double maxThroughput() {
+        return rounds.stream().mapToDouble(Round::throughput).max().orElse(0);
+    }
+
+    public double medianP50() {
+        return median(rounds.stream().map(Round::p50Millis).toList());
+    }
+
+    public double medianP99() {
+        return median(rounds.stream().map(Round::p99Millis).toList());
+    }
+
+    public Map<Integer, Long> statuses() {
+        Map<Integer, Long> all = new TreeMap<>();
+        rounds.forEach(round -> round.statuses().forEach((status, count) -> all.merge(status, count, Long::sum)));
+        return all;
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted(Comparator.naturalOrder()).toList();
+        int n = sorted.size();
+        return n == 0 ? 0 : n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+}

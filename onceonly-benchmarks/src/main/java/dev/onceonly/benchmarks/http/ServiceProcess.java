@@ -1,0 +1,84 @@
+package dev.onceonly.benchmarks.http;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The reference service as a process of its own, on the benchmark database, started and stopped per scenario. */
+final class ServiceProcess implements AutoCloseable {
+
+    private final Process process;
+    private final int port;
+
+    private ServiceProcess(Process process, int port) {
+        this.process = process;
+        this.port = port;
+    }
+
+    /**
+     * Starts {@code jar} with {@code onceonly.enabled} set as given and waits until it answers its health check.
+     */
+    static ServiceProcess start(Path jar, String jdbcUrl, boolean idempotency, Path log) throws Exception {
+        int port = freePort();
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(),
+                "--server.port=" + port,
+                "--spring.datasource.url=" + jdbcUrl,
+                "--spring.datasource.hikari.maximum-pool-size=16",
+                "--onceonly.enabled=" + idempotency,
+                "--onceonly.cleanup.enabled=false",
+                "--logging.level.root=WARN"));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ServiceProcess service = new ServiceProcess(process, port);
+        service.awaitHealthy(Duration.ofSeconds(120));
+        return service;
+    }
+
+    URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    private void awaitHealthy(Duration timeout) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        Instant deadline = Instant.now().plus(timeout);
+        while (Instant.now().isBefore(deadline)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the service exited with " + process.exitValue());
+            }
+            try {
+                HttpResponse<Void> health = http.send(HttpRequest.newBuilder(uri("/actuator/health")).build(),
+                        HttpResponse.BodyHandlers.discarding());
+                if (health.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // still starting
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("the service did not become healthy within " + timeout);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+        }
+    }
+}

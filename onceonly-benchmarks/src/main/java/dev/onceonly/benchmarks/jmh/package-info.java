@@ -1,0 +1,2 @@
+/** JMH benchmarks of the in-process work: key parsing and fingerprinting. */
+package dev.onceonly.benchmarks.jmh;

@@ -1,0 +1,2 @@
+/** The benchmark suite and its report. */
+package dev.onceonly.benchmarks;
