@@ -5,7 +5,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,23 +40,16 @@ public abstract class JdbcDialect {
     protected abstract String purgeExpired(String table);
 
     /**
-     * Statements run before a claim inside a transaction, to bound how long the claim waits for another
-     * transaction's row lock; none by default. Values must be literals the dialect renders itself.
+     * A claim statement that writes (insert, take-over) as it runs with its lock wait bounded, in one round trip;
+     * unchanged by default. {@code inTransaction} tells whether the connection is inside a transaction.
      */
-    protected List<String> beforeClaimInTransaction(Duration lockWait) {
-        return List.of();
+    protected String boundedWrite(String statement, Duration lockWait, boolean inTransaction) {
+        return statement;
     }
 
-    /** Statements run after a successful claim inside a transaction, undoing {@link #beforeClaimInTransaction}. */
-    protected List<String> afterClaimInTransaction() {
-        return List.of();
-    }
-
-    /**
-     * A claim statement (insert, read, take-over) as it runs with a bounded lock wait; unchanged by default.
-     */
-    protected String withLockWait(String claimStatement, Duration lockWait) {
-        return claimStatement;
+    /** The claim's read as it runs with its lock wait bounded; unchanged by default. */
+    protected String boundedRead(String statement, Duration lockWait) {
+        return statement;
     }
 
     /**

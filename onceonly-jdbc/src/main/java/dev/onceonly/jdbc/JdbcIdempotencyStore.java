@@ -16,11 +16,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -39,9 +37,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>How a claim works</b> (no "select, then insert"):
  * <ol>
- *   <li>Bound how long the claim's statements wait for another transaction's row lock to the request's lock
- *       wait (PostgreSQL {@code lock_timeout}, MariaDB {@code innodb_lock_wait_timeout}), so that a duplicate
- *       never holds a pooled connection longer than that.</li>
+ *   <li>Bound how long each claim statement waits for another transaction's row lock to the request's lock
+ *       wait (PostgreSQL {@code lock_timeout}, MariaDB {@code innodb_lock_wait_timeout}), in the statement's own
+ *       round trip, so that a duplicate never holds a pooled connection longer than that.</li>
  *   <li>Insert the record as PROCESSING, attempt 1, unless the scope exists ({@code ON CONFLICT DO NOTHING},
  *       {@code INSERT IGNORE}): the outcome is a row count, never a duplicate-key error.
  *       The primary key decides races; a row count of 1 means claimed. A concurrent claim by an uncommitted
@@ -53,7 +51,7 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  * {@code complete} and {@code release} update only the row whose state is PROCESSING with the caller's
  * attempt and creation time, so a stale attempt cannot overwrite a newer one, not even of a record created anew
- * after a purge. After the claim, a transaction's lock-wait bound is lifted again. Purge deletes small batches through the
+ * after a purge. After each claim statement, the lock-wait bound is lifted again. Purge deletes small batches through the
  * {@code expires_at} index, skipping locked rows.
  *
  * <p>Every value is bound as a parameter; the table name is validated once. Thread-safe.
@@ -122,16 +120,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         Instant at = micros(now);
         return withConnection("claim", request.scope(), (connection, joined) -> {
             requireMode(request, joined);
-            boolean inTransaction = !connection.getAutoCommit();
             try {
-                if (inTransaction) {
-                    execute(connection, dialect.beforeClaimInTransaction(request.lockWait()));
-                }
-                ClaimResult result = claim(connection, request, at);
-                if (inTransaction) {
-                    execute(connection, dialect.afterClaimInTransaction());
-                }
-                return result;
+                return claim(connection, request, !connection.getAutoCommit(), at);
             } catch (SQLException e) {
                 if (dialect.isLockNotAvailable(e)) {
                     return new ClaimResult.Locked();
@@ -158,13 +148,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private ClaimResult claim(Connection connection, ClaimRequest request, Instant now) throws SQLException {
+    private ClaimResult claim(Connection connection, ClaimRequest request, boolean inTransaction, Instant now)
+            throws SQLException {
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-            if (insertIfAbsent(connection, request, now)) {
+            if (insertIfAbsent(connection, request, inTransaction, now)) {
                 return new ClaimResult.Claimed(new LeaseToken(1, now));
             }
             Optional<IdempotencyRecord> found = select(connection,
-                    dialect.withLockWait(selectForClaimSql, request.lockWait()), request.scope());
+                    dialect.boundedRead(selectForClaimSql, request.lockWait()), request.scope());
             if (found.isEmpty()) {
                 continue; // purged or rolled back since the insert: try the insert again
             }
@@ -173,7 +164,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 return new ClaimResult.Duplicate(existing);
             }
             Instant createdAt = existing.isExpired(now) ? now : existing.createdAt();
-            if (takeOver(connection, request, existing, createdAt, now)) {
+            if (takeOver(connection, request, existing, createdAt, inTransaction, now)) {
                 return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1, createdAt));
             }
         }
@@ -181,31 +172,43 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 + request.scope().key() + " lost " + MAX_CLAIM_ROUNDS + " races in a row");
     }
 
-    private static void execute(Connection connection, List<String> statements) throws SQLException {
-        for (String sql : statements) {
-            try (Statement statement = connection.createStatement()) {
-                statement.execute(sql);
+    /**
+     * Runs a claim write, which a dialect may have wrapped in statements bounding its lock wait, and returns the
+     * rows it changed: the wrapping statements change none.
+     */
+    private static int changedRows(PreparedStatement statement) throws SQLException {
+        int changed = 0;
+        boolean resultSet = statement.execute();
+        while (true) {
+            if (!resultSet) {
+                int count = statement.getUpdateCount();
+                if (count == -1) {
+                    return changed;
+                }
+                changed += Math.max(0, count);
             }
+            resultSet = statement.getMoreResults();
         }
     }
 
-    private boolean insertIfAbsent(Connection connection, ClaimRequest request, Instant now) throws SQLException {
+    private boolean insertIfAbsent(Connection connection, ClaimRequest request, boolean inTransaction, Instant now)
+            throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(
-                dialect.withLockWait(insertIfAbsentSql, request.lockWait()))) {
+                dialect.boundedWrite(insertIfAbsentSql, request.lockWait(), inTransaction))) {
             int i = bindScope(statement, 1, request.scope());
             statement.setBytes(i++, request.fingerprint().digest());
             dialect.setInstant(statement, i++, micros(request.leaseExpiresAt()));
             dialect.setInstant(statement, i++, now);
             dialect.setInstant(statement, i++, now);
             dialect.setInstant(statement, i, micros(request.expiresAt()));
-            return statement.executeUpdate() == 1;
+            return changedRows(statement) == 1;
         }
     }
 
     private boolean takeOver(Connection connection, ClaimRequest request, IdempotencyRecord existing,
-            Instant createdAt, Instant now) throws SQLException {
+            Instant createdAt, boolean inTransaction, Instant now) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(
-                dialect.withLockWait(takeOverSql, request.lockWait()))) {
+                dialect.boundedWrite(takeOverSql, request.lockWait(), inTransaction))) {
             int i = 1;
             statement.setBytes(i++, request.fingerprint().digest());
             statement.setInt(i++, existing.attempt() + 1);
@@ -217,7 +220,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             statement.setInt(i++, existing.attempt());
             statement.setString(i++, existing.state().name());
             dialect.setInstant(statement, i, existing.createdAt());
-            return statement.executeUpdate() == 1;
+            return changedRows(statement) == 1;
         }
     }
 

@@ -68,9 +68,15 @@ public final class MariaDbDialect extends JdbcDialect {
     }
 
     @Override
-    protected String withLockWait(String claimStatement, Duration lockWait) {
+    protected String boundedWrite(String statement, Duration lockWait, boolean inTransaction) {
+        return boundedRead(statement, lockWait);
+    }
+
+    /** The locking read waits for row locks too, so it gets the same per-statement bound. */
+    @Override
+    protected String boundedRead(String statement, Duration lockWait) {
         long seconds = Math.max(1, (lockWait.toMillis() + 999) / 1000);
-        return "SET STATEMENT innodb_lock_wait_timeout = " + seconds + " FOR " + claimStatement;
+        return "SET STATEMENT innodb_lock_wait_timeout = " + seconds + " FOR " + statement;
     }
 
     @Override

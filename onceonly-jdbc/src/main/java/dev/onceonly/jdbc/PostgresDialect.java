@@ -8,12 +8,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
  * PostgreSQL 12+: {@code INSERT … ON CONFLICT DO NOTHING}, {@code timestamptz}, {@code SET LOCAL lock_timeout}
- * around the claim, and purge by primary key with {@code FOR UPDATE SKIP LOCKED}.
+ * around the claim's writes (in the same round trip), and purge by primary key with
+ * {@code FOR UPDATE SKIP LOCKED}. A plain {@code SELECT} never waits for a row lock, so the claim's read needs
+ * no bound.
  *
  * <p>Assumes READ COMMITTED, PostgreSQL's default: a claim that waited for another transaction's uncommitted
  * claim then reads the committed record with its next statement. Under REPEATABLE READ or SERIALIZABLE the
@@ -52,19 +53,20 @@ public final class PostgresDialect extends JdbcDialect {
                 + " WHERE r.owner = doomed.owner AND r.operation = doomed.operation AND r.idem_key = doomed.idem_key";
     }
 
-    @Override
-    protected List<String> beforeClaimInTransaction(Duration lockWait) {
-        // lock_timeout = 0 would mean "wait forever"
-        return List.of("SET LOCAL lock_timeout = '" + Math.max(1, lockWait.toMillis()) + "ms'");
-    }
-
     /**
-     * Back to the server's (or role's, or database's) setting, so the business statements that follow are not
-     * held to the claim's bound. A session-level {@code SET lock_timeout} is not restored.
+     * Inside a transaction: {@code SET LOCAL lock_timeout} before the statement and back to the server's (role's,
+     * database's) setting after it, sent together in one round trip, so that the business statements that follow
+     * are not held to the claim's bound. A session-level {@code SET lock_timeout} is not restored. Outside a
+     * transaction there is nothing to bound: a statement that commits on its own holds no lock for long.
      */
     @Override
-    protected List<String> afterClaimInTransaction() {
-        return List.of("SET LOCAL lock_timeout = DEFAULT");
+    protected String boundedWrite(String statement, Duration lockWait, boolean inTransaction) {
+        if (!inTransaction) {
+            return statement;
+        }
+        // lock_timeout = 0 would mean "wait forever"
+        return "SET LOCAL lock_timeout = '" + Math.max(1, lockWait.toMillis()) + "ms'; " + statement
+                + "; SET LOCAL lock_timeout = DEFAULT";
     }
 
     @Override
