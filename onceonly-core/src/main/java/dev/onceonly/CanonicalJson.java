@@ -2,7 +2,6 @@ package dev.onceonly;
 
 import dev.onceonly.internal.JsonNumbers;
 import dev.onceonly.internal.JsonStrings;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -42,6 +41,8 @@ public final class CanonicalJson {
 
     private static final JsonFactory FACTORY = JsonFactory.builder().build();
     private static final CanonicalJson STANDARD = new CanonicalJson(Set.of());
+    /** 2^53: every integer up to it is exactly a double. */
+    private static final long MAX_EXACT_INTEGER = 1L << 53;
 
     private final Set<String> excludedPointers;
 
@@ -108,11 +109,7 @@ public final class CanonicalJson {
             throw MalformedRequestBodyException.of("syntax error at " + location(e), null);
         }
         StringBuilder out = new StringBuilder(json.length);
-        try {
-            write(root, out);
-        } catch (ArithmeticException e) {
-            throw MalformedRequestBodyException.of("a number is out of range", null);
-        }
+        write(root, out);
         return out.toString().getBytes(StandardCharsets.UTF_8);
     }
 
@@ -122,13 +119,25 @@ public final class CanonicalJson {
             case START_OBJECT -> readObject(parser, path);
             case START_ARRAY -> readArray(parser, path);
             case VALUE_STRING -> requireWellFormed(parser.getString(), parser);
-            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> new JsonNumber(parser.getDecimalValue());
+            case VALUE_NUMBER_INT -> new JsonNumber(integer(parser));
+            case VALUE_NUMBER_FLOAT -> new JsonNumber(JsonNumbers.canonical(parser.getDecimalValue()));
             case VALUE_TRUE -> Boolean.TRUE;
             case VALUE_FALSE -> Boolean.FALSE;
             case VALUE_NULL -> JsonNull.INSTANCE;
             default -> throw MalformedRequestBodyException.of("unexpected " + token + " at " + location(parser),
                     null);
         };
+    }
+
+    /** Integers a double holds exactly print as their digits in JCS; only larger ones need the general path. */
+    private static String integer(JsonParser parser) {
+        if (parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+            long value = parser.getLongValue();
+            if (Math.abs(value) <= MAX_EXACT_INTEGER) {
+                return Long.toString(value);
+            }
+        }
+        return JsonNumbers.canonical(parser.getDecimalValue());
     }
 
     private Map<String, Object> readObject(JsonParser parser, String path) {
@@ -228,14 +237,15 @@ public final class CanonicalJson {
                 out.append(']');
             }
             case String text -> JsonStrings.quote(text, out);
-            case JsonNumber number -> out.append(JsonNumbers.canonical(number.value()));
+            case JsonNumber number -> out.append(number.text());
             case Boolean bool -> out.append(bool.booleanValue());
             case JsonNull ignored -> out.append("null");
             default -> throw new IllegalStateException("unexpected node " + value.getClass());
         }
     }
 
-    private record JsonNumber(BigDecimal value) {
+    /** A number, already in its canonical text. */
+    private record JsonNumber(String text) {
     }
 
     private enum JsonNull { INSTANCE }
