@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -115,6 +116,14 @@ public final class IdempotencyEngine {
 
     public Duration retryAfter() {
         return retryAfter;
+    }
+
+    public OutcomePolicy outcomePolicy() {
+        return outcomePolicy;
+    }
+
+    public Retention retention() {
+        return retention;
     }
 
     /**
@@ -257,12 +266,14 @@ public final class IdempotencyEngine {
     private <T, X extends Exception> @Nullable IdempotentResult<T> attemptInTransaction(
             TransactionRunner runner, IdempotencyScope scope, Fingerprint fingerprint, OutcomeCodec<T> codec,
             IdempotentWork<T, X> work, Duration lockWait) throws X {
+        AtomicReference<@Nullable Object> rejection = new AtomicReference<>();
         try {
             return runner.inTransaction(() -> {
                 Instant now = clock.instant();
                 ClaimResult claim = store.claim(claimRequest(scope, fingerprint, now, lockWait, true), now);
                 return switch (claim) {
-                    case ClaimResult.Claimed claimed -> runInTransaction(scope, claimed.token(), codec, work);
+                    case ClaimResult.Claimed claimed -> runInTransaction(scope, claimed.token(), codec, work,
+                            rejection);
                     case ClaimResult.Duplicate duplicate -> replayOrWait(scope, fingerprint, duplicate.record(),
                             codec);
                     // The database gave up waiting (lock timeout, deadlock victim); the transaction is lost.
@@ -279,11 +290,24 @@ public final class IdempotencyEngine {
             @SuppressWarnings("unchecked")
             X cause = (X) failed.getCause();
             throw cause;
+        } catch (RuntimeException storing) {
+            if (rejection.get() == null) {
+                throw storing;
+            }
+            // The work rejected the request, and its transaction cannot commit (the business code marked it
+            // rollback-only, or a caught database error aborted it): nothing took effect, so the rejection is
+            // answered without being stored, and a retry runs again.
+            log.warn("Could not store the final rejection of operation={} key={}; answered without storing it: {}",
+                    scope.operation(), scope.key(), storing.toString());
+            @SuppressWarnings("unchecked")
+            T value = (T) rejection.get();
+            return new IdempotentResult<>(value, false);
         }
     }
 
     private <T, X extends Exception> IdempotentResult<T> runInTransaction(IdempotencyScope scope,
-            LeaseToken token, OutcomeCodec<T> codec, IdempotentWork<T, X> work) {
+            LeaseToken token, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
+            AtomicReference<@Nullable Object> rejection) {
         T value;
         try {
             value = work.run();
@@ -298,6 +322,9 @@ public final class IdempotencyEngine {
             log.debug("Retryable outcome, rolling back: operation={} key={} status={}", scope.operation(),
                     scope.key(), response.status());
             throw new RollbackWithResult(value);
+        }
+        if (decision == Decision.FAILED_FINAL) {
+            rejection.set(value);
         }
         Instant now = clock.instant();
         if (!store.complete(scope, token, completion(decision, response, now), now)) {

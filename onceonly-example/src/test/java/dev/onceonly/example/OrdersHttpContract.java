@@ -2,7 +2,8 @@ package dev.onceonly.example;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.onceonly.example.orders.OrderNumbers;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.example.orders.OrderPlaced;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,13 +27,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.context.annotation.Primary;
+import org.springframework.context.event.EventListener;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
@@ -54,7 +54,10 @@ abstract class OrdersHttpContract {
     JdbcClient jdbc;
 
     @Autowired
-    FlakyOrderNumbers orderNumbers;
+    FailingOrderListener failures;
+
+    @Autowired
+    IdempotencyEngine engine;
 
     @Autowired
     MeterRegistry meters;
@@ -130,15 +133,19 @@ abstract class OrdersHttpContract {
     }
 
     @Test
-    void firstAttemptThatFailsLetsTheSameKeySucceedLater() throws Exception {
+    void firstAttemptThatFailsAfterItsInsertLetsTheSameKeySucceedLater() throws Exception {
         String key = newKey();
         int before = orders("acme/alice");
-        orderNumbers.failNext();
+        failures.failNext();
 
         HttpResponse<byte[]> failed = post("alice", List.of(key), ORDER);
+        int afterFailure = orders("acme/alice");
         HttpResponse<byte[]> retry = post("alice", List.of(key), ORDER);
 
+        assertThat(engine.isTransactional()).isTrue();
         assertThat(failed.statusCode()).isEqualTo(500);
+        // The failure came after the order's INSERT: the insert and the key were rolled back together.
+        assertThat(afterFailure).isEqualTo(before);
         assertThat(text(failed)).doesNotContain("Exception").doesNotContain("at dev.onceonly");
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
@@ -197,6 +204,36 @@ abstract class OrdersHttpContract {
         assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(text(response)).doesNotContain("Exception").doesNotContain("\tat ");
         assertThat(orders("acme/carol")).isEqualTo(before);
+    }
+
+    @Test
+    void rejectedRequestIsStoredAndReplayedSoARetryCannotTurnItAround() throws Exception {
+        String key = newKey();
+        String tooMany = "{\"skuId\": 42, \"quantity\": 500}";
+
+        HttpResponse<byte[]> rejected = post("carol", List.of(key), tooMany);
+        HttpResponse<byte[]> retry = post("carol", List.of(key), tooMany);
+
+        assertThat(rejected.statusCode()).isEqualTo(400);
+        assertThat(retry.statusCode()).isEqualTo(400);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.body()).isEqualTo(rejected.body());
+    }
+
+    @Test
+    void unsupportedMediaTypeIsStoredWithItsProblemBody() throws Exception {
+        String key = newKey();
+        HttpRequest plainText = HttpRequest.newBuilder(uri("/api/orders"))
+                .header("Authorization", basic("carol")).header("Idempotency-Key", key)
+                .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("42 x 2")).build();
+
+        HttpResponse<byte[]> first = http.send(plainText, HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> retry = http.send(plainText, HttpResponse.BodyHandlers.ofByteArray());
+
+        assertThat(first.statusCode()).isEqualTo(415);
+        assertThat(text(first)).contains("\"status\":415");
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.body()).isEqualTo(first.body());
     }
 
     @Test
@@ -330,26 +367,20 @@ abstract class OrdersHttpContract {
         return body.substring(at, at + 16);
     }
 
-    /** Makes order numbering fail on demand: a failure inside the idempotent transaction. */
-    static final class FlakyOrderNumbers implements OrderNumbers {
+    /** Fails on demand right after an order was inserted: a failure inside the idempotent transaction. */
+    static final class FailingOrderListener {
 
-        private final OrderNumbers delegate;
         private final AtomicInteger failures = new AtomicInteger();
-
-        FlakyOrderNumbers(OrderNumbers delegate) {
-            this.delegate = delegate;
-        }
 
         void failNext() {
             failures.incrementAndGet();
         }
 
-        @Override
-        public String next() {
+        @EventListener
+        void onOrderPlaced(OrderPlaced placed) {
             if (failures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                throw new IllegalStateException("order numbering is down (injected by the test)");
+                throw new IllegalStateException("the order's follow-up failed (injected by the test)");
             }
-            return delegate.next();
         }
     }
 
@@ -357,9 +388,8 @@ abstract class OrdersHttpContract {
     static class FailureInjection {
 
         @Bean
-        @Primary
-        FlakyOrderNumbers flakyOrderNumbers(@Qualifier("randomOrderNumbers") OrderNumbers random) {
-            return new FlakyOrderNumbers(random);
+        FailingOrderListener failingOrderListener() {
+            return new FailingOrderListener();
         }
     }
 }

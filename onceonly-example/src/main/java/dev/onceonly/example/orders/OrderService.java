@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.GeneratedKeyHolder;
 import org.springframework.jdbc.support.KeyHolder;
@@ -24,11 +25,13 @@ public class OrderService {
 
     private final JdbcClient jdbc;
     private final OrderNumbers orderNumbers;
+    private final ApplicationEventPublisher events;
     private final Clock clock = Clock.systemUTC();
 
-    public OrderService(JdbcClient jdbc, OrderNumbers orderNumbers) {
+    public OrderService(JdbcClient jdbc, OrderNumbers orderNumbers, ApplicationEventPublisher events) {
         this.jdbc = jdbc;
         this.orderNumbers = orderNumbers;
+        this.events = events;
     }
 
     public Order place(String owner, CreateOrderRequest request) {
@@ -41,7 +44,9 @@ public class OrderService {
                         Timestamp.from(now))
                 .update(keys, "id");
         long id = keys.getKeyAs(Number.class).longValue();
-        return new Order(id, orderNo, request.skuId(), request.quantity(), OrderStatus.PENDING_PAYMENT, now);
+        Order order = new Order(id, orderNo, request.skuId(), request.quantity(), OrderStatus.PENDING_PAYMENT, now);
+        events.publishEvent(new OrderPlaced(order, owner));
+        return order;
     }
 
     public Optional<Order> find(String owner, long orderId) {

@@ -34,11 +34,15 @@ public class OnceOnlyAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     IdempotencyEngine idempotencyEngine(ObjectProvider<IdempotencyStore> store,
-            ObjectProvider<TransactionRunner> transactions, OnceOnlyProperties properties) {
+            ObjectProvider<TransactionRunner> transactions, ObjectProvider<IdempotencyStoreDecorator> decorators,
+            OnceOnlyProperties properties) {
         IdempotencyStore available = store.getIfUnique();
         if (available == null) {
             throw IdempotencyConfigurationException.of("IdempotencyStore", "no single IdempotencyStore bean exists; "
                     + "add a DataSource for the JDBC store, or define one IdempotencyStore bean");
+        }
+        for (IdempotencyStoreDecorator decorator : decorators.orderedStream().toList()) {
+            available = decorator.decorate(available);
         }
         return IdempotencyEngine.builder(available)
                 .leaseDuration(properties.lease().duration())

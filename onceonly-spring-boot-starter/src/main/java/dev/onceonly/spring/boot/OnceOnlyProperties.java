@@ -87,22 +87,27 @@ public record OnceOnlyProperties(
     }
 
     /**
-     * @param replayHeaders response headers stored and replayed besides the status and body
+     * @param replayHeaders response headers stored and replayed besides the status and body, in addition to
+     *     {@code Content-Type}, {@code Location}, {@code ETag} and {@code Content-Language}
      * @param maxRequestBody the largest request body an idempotent endpoint accepts (413 beyond)
-     * @param maxResponseBody the largest response body stored; a larger outcome is not stored and may be retried
+     * @param maxResponseBody the largest response body stored; a larger outcome is stored without its body and
+     *     replayed with {@code Idempotent-Body-Omitted: true}
      * @param keyReusedStatus the status for a key reused with another request: 422 (IETF draft) or 409
      * @param problemTypeBase the base URI of the problem {@code type}s
      * @param redactedResponseFields JSON Pointers of response fields replaced by {@code "[REDACTED]"} before storing
      * @param endpoints endpoints that cannot carry {@code @Idempotent}, matched by path pattern
+     * @param allowAnonymous whether requests without an authenticated owner may use idempotent endpoints; they all
+     *     share one owner, so anyone who learns a key could read its response
      */
     public record Http(
-            @DefaultValue({"Content-Type", "Location", "ETag", "Content-Language"}) List<String> replayHeaders,
+            @DefaultValue List<String> replayHeaders,
             @DefaultValue("1MB") DataSize maxRequestBody,
             @DefaultValue("1MB") DataSize maxResponseBody,
             @DefaultValue("422") int keyReusedStatus,
             @DefaultValue("https://onceonly.dev/problems/") URI problemTypeBase,
             @DefaultValue List<String> redactedResponseFields,
-            @DefaultValue List<Endpoint> endpoints) {
+            @DefaultValue List<Endpoint> endpoints,
+            @DefaultValue("false") boolean allowAnonymous) {
 
         public Http {
             if (keyReusedStatus != 422 && keyReusedStatus != 409) {
@@ -139,9 +144,13 @@ public record OnceOnlyProperties(
                 throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].path", "must be a path "
                         + "pattern starting with '/', not " + path);
             }
-            if (methods.isEmpty()) {
-                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].methods", "must name at least "
-                        + "one HTTP method");
+            if (methods.isEmpty() || !methods.stream().allMatch(m -> m.matches("[A-Za-z]+"))) {
+                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].methods", "must name HTTP "
+                        + "methods such as POST, not " + methods);
+            }
+            if (operation != null && (operation.isBlank() || operation.length() > 255)) {
+                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].operation", "must be 1 to 255 "
+                        + "characters");
             }
         }
     }
@@ -152,6 +161,18 @@ public record OnceOnlyProperties(
      *     {@code onceonly_schema_history})
      */
     public record Jdbc(@DefaultValue("onceonly_record") String tableName, @DefaultValue("true") boolean schemaInit) {
+
+        public Jdbc {
+            if (!tableName.matches("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}")) {
+                throw IdempotencyConfigurationException.of("onceonly.jdbc.table-name", "'" + tableName + "' is not a "
+                        + "plain SQL identifier (letters, digits and '_', optionally schema-qualified)");
+            }
+            if (schemaInit && !tableName.equals("onceonly_record")) {
+                throw IdempotencyConfigurationException.of("onceonly.jdbc.schema-init", "the bundled migrations "
+                        + "create onceonly_record, not " + tableName + "; create that table yourself and set "
+                        + "onceonly.jdbc.schema-init=false");
+            }
+        }
     }
 
     /**

@@ -83,10 +83,11 @@ class OnceOnlyAutoConfigurationTest {
         "onceonly.http.problem-type-base=relative/ | onceonly.http.problem-type-base",
         "onceonly.cleanup.batch-size=0 | onceonly.cleanup.batch-size",
         "onceonly.http.endpoints[0].path=no-slash | onceonly.http.endpoints[].path",
+        "onceonly.http.endpoints[0].path=/x;onceonly.http.endpoints[0].methods=P0ST | onceonly.http.endpoints[].methods",
         "onceonly.key.pattern=[unclosed | key pattern"
     })
-    void badPropertyStopsStartupNamingTheProperty(String property, String named) {
-        runner.withPropertyValues(property)
+    void badPropertyStopsStartupNamingTheProperty(String properties, String named) {
+        runner.withPropertyValues(properties.split(";"))
                 .run(context -> assertThat(context).hasFailed().getFailure().extracting(NestedExceptionUtils::getMostSpecificCause).asInstanceOf(InstanceOfAssertFactories.THROWABLE).hasMessageContaining(named));
     }
 }

@@ -29,6 +29,7 @@ import org.springframework.util.ClassUtils;
 /**
  * The JDBC store on the application's {@code DataSource}, the dialect detected from the database, the schema
  * applied at startup ({@code onceonly.jdbc.schema-init}), and transactional mode through the transaction manager.
+ * Backs off entirely when the application defines its own {@link IdempotencyStore}.
  */
 @AutoConfiguration(before = OnceOnlyAutoConfiguration.class, afterName = {
     "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
@@ -37,6 +38,7 @@ import org.springframework.util.ClassUtils;
     "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration"})
 @ConditionalOnClass(JdbcIdempotencyStore.class)
 @ConditionalOnBean(DataSource.class)
+@ConditionalOnMissingBean(IdempotencyStore.class)
 @ConditionalOnBooleanProperty(name = "onceonly.enabled", matchIfMissing = true)
 public class OnceOnlyJdbcAutoConfiguration {
 
@@ -63,7 +65,6 @@ public class OnceOnlyJdbcAutoConfiguration {
 
     /** After the application's own migrations, which may create the schema the table goes into. */
     @Bean
-    @ConditionalOnMissingBean(IdempotencyStore.class)
     @DependsOnDatabaseInitialization
     JdbcIdempotencyStore idempotencyStore(DataSource dataSource, JdbcDialect dialect, OnceOnlyProperties properties) {
         if (properties.jdbc().schemaInit()) {

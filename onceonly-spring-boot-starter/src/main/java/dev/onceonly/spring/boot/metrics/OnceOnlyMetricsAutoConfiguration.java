@@ -1,10 +1,7 @@
 package dev.onceonly.spring.boot.metrics;
 
-import dev.onceonly.spi.IdempotencyStore;
-import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import dev.onceonly.spring.boot.IdempotencyStoreDecorator;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -15,7 +12,7 @@ import org.springframework.context.annotation.Bean;
  * Micrometer metrics: {@code onceonly.requests} counted by {@code operation} and {@code outcome}, and
  * {@code onceonly.store.operations} timed by {@code operation} and {@code store}.
  */
-@AutoConfiguration(before = OnceOnlyAutoConfiguration.class, afterName = {
+@AutoConfiguration(afterName = {
     "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
     "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
 @ConditionalOnClass(MeterRegistry.class)
@@ -28,14 +25,9 @@ public class OnceOnlyMetricsAutoConfiguration {
         return new MicrometerIdempotencyListener(registry);
     }
 
+    /** The engine's store is timed; the store bean keeps its own type and lifecycle. */
     @Bean
-    static BeanPostProcessor timedIdempotencyStores(ObjectProvider<MeterRegistry> registry) {
-        return new BeanPostProcessor() {
-            @Override
-            public Object postProcessAfterInitialization(Object bean, String beanName) {
-                return bean instanceof IdempotencyStore store && !(bean instanceof TimedIdempotencyStore)
-                        ? new TimedIdempotencyStore(store, registry.getObject()) : bean;
-            }
-        };
+    IdempotencyStoreDecorator timedIdempotencyStore(MeterRegistry registry) {
+        return store -> new TimedIdempotencyStore(store, registry);
     }
 }

@@ -24,10 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
-import org.springframework.dao.DataAccessException;
-import org.springframework.transaction.TransactionException;
 import org.springframework.web.filter.OncePerRequestFilter;
-import org.springframework.web.util.ContentCachingResponseWrapper;
 
 /**
  * The {@code Idempotency-Key} protocol for Spring MVC.
@@ -57,11 +54,12 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
     private final ResponseSnapshots snapshots;
     private final ProblemResponses problems;
     private final long maxRequestBody;
+    private final boolean allowAnonymous;
     private final List<IdempotencyListener> listeners;
 
     IdempotencyKeyFilter(IdempotentEndpoints endpoints, IdempotencyKeyFormat keyFormat, String headerName,
             IdempotencyOwnerResolver ownerResolver, ResponseSnapshots snapshots, ProblemResponses problems,
-            long maxRequestBody, List<IdempotencyListener> listeners) {
+            long maxRequestBody, boolean allowAnonymous, List<IdempotencyListener> listeners) {
         this.endpoints = endpoints;
         this.keyFormat = keyFormat;
         this.headerName = headerName;
@@ -69,6 +67,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         this.snapshots = snapshots;
         this.problems = problems;
         this.maxRequestBody = maxRequestBody;
+        this.allowAnonymous = allowAnonymous;
         this.listeners = List.copyOf(listeners);
     }
 
@@ -86,12 +85,18 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             IdempotencyKey key = keyFormat.parseHeader(keys);
             MDC.put("onceonly.operation", operation);
             MDC.put("onceonly.key", key.value());
-            IdempotencyScope scope = IdempotencyScope.of(ownerResolver.resolveOwner(request), operation, key);
-            CachedBodyRequest cached = IdempotentEndpoint.isForm(request)
+            String owner = ownerResolver.resolveOwner(request);
+            if (!allowAnonymous && IdempotencyOwnerResolver.ANONYMOUS.equals(owner)) {
+                refuse(operation, Outcome.INVALID_REQUEST, AuthenticationRequiredException.of(), request, response);
+                return;
+            }
+            IdempotencyScope scope = IdempotencyScope.of(owner, operation, key);
+            // Form and multipart bodies are parsed by the container; their fields and parts are fingerprinted.
+            CachedBodyRequest cached = IdempotentEndpoint.isParsedByContainer(request)
                     ? null : CachedBodyRequest.read(request, maxRequestBody);
             HttpServletRequest forwarded = cached == null ? request : cached;
             Fingerprint fingerprint = match.endpoint().fingerprint(request, match.route(), match.pathVariables(),
-                    cached == null ? new byte[0] : cached.body());
+                    cached == null ? new byte[0] : cached.body(), maxRequestBody);
             execute(match.endpoint(), scope, fingerprint, forwarded, response, chain);
         } catch (InvalidIdempotencyKeyException | MalformedRequestBodyException | RequestBodyTooLargeException e) {
             refuse(operation, Outcome.INVALID_REQUEST, e, request, response);
@@ -106,13 +111,17 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
     private void execute(IdempotentEndpoint endpoint, IdempotencyScope scope, Fingerprint fingerprint,
             HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        ContentCachingResponseWrapper buffer = new ContentCachingResponseWrapper(response);
+        BufferedResponse buffer = new BufferedResponse(response);
         AtomicBoolean started = new AtomicBoolean();
         IdempotentResult<StoredResponse> result;
         try {
             result = endpoint.engine().execute(scope, fingerprint, snapshots.codec(scope.operation()), () -> {
                 started.set(true);
                 chain.doFilter(request, buffer);
+                if (request.isAsyncStarted()) {
+                    throw new IllegalStateException("@Idempotent handlers must answer synchronously: operation '"
+                            + scope.operation() + "' started async processing, whose outcome cannot be stored");
+                }
                 return snapshots.capture(buffer);
             });
         } catch (IdempotencyKeyReusedException e) {
@@ -121,7 +130,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         } catch (RequestInProgressException e) {
             refuse(scope.operation(), Outcome.IN_PROGRESS, e, request, response);
             return;
-        } catch (IdempotencyStoreException | DataAccessException | TransactionException e) {
+        } catch (IdempotencyStoreException e) {
             if (started.get()) {
                 notify(scope.operation(), Outcome.ERROR);
                 throw e;

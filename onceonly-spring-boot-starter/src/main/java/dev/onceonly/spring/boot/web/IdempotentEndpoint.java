@@ -3,7 +3,11 @@ package dev.onceonly.spring.boot.web;
 import dev.onceonly.CanonicalJson;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyEngine;
+import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.Part;
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +39,7 @@ record IdempotentEndpoint(@Nullable String operation, boolean keyRequired, Idemp
      * @throws dev.onceonly.MalformedRequestBodyException if a JSON body is malformed
      */
     Fingerprint fingerprint(HttpServletRequest request, String route, Map<String, String> pathVariables,
-            byte[] body) {
+            byte[] body, long maxPartBytes) throws IOException, ServletException {
         Fingerprint.Builder fingerprint = Fingerprint.builder().method(request.getMethod()).route(route);
         new TreeMap<>(pathVariables).forEach((name, value) -> fingerprint.component("path:" + name, value));
         new TreeMap<>(request.getParameterMap()).forEach((name, values) -> {
@@ -52,9 +56,13 @@ record IdempotentEndpoint(@Nullable String operation, boolean keyRequired, Idemp
         if (contentType != null) {
             fingerprint.component("content-type", contentType.getType() + "/" + contentType.getSubtype());
         }
-        if (contentType != null && isJson(contentType)) {
+        if (isMultipart(contentType)) {
+            parts(request, fingerprint, maxPartBytes);
+        } else if (body.length == 0) {
+            return fingerprint.build();
+        } else if (contentType != null && isJson(contentType)) {
             fingerprint.jsonBody(body, canonicalJson);
-        } else if (body.length > 0) {
+        } else {
             fingerprint.rawBody(body);
         }
         return fingerprint.build();
@@ -72,9 +80,31 @@ record IdempotentEndpoint(@Nullable String operation, boolean keyRequired, Idemp
         return MediaType.APPLICATION_JSON.isCompatibleWith(type) || type.getSubtype().endsWith("+json");
     }
 
-    /** Whether the body of this request is form data that the container parses into parameters. */
-    static boolean isForm(HttpServletRequest request) {
+    /**
+     * Each part by name, file name, content type and the SHA-256 of its bytes: a client's retry sends the same
+     * parts under a new boundary, so the raw body would differ.
+     */
+    private static void parts(HttpServletRequest request, Fingerprint.Builder fingerprint, long maxPartBytes)
+            throws IOException, ServletException {
+        for (Part part : request.getParts()) {
+            if (part.getSize() > maxPartBytes) {
+                throw RequestBodyTooLargeException.of(maxPartBytes);
+            }
+            try (InputStream in = part.getInputStream()) {
+                Fingerprint digest = Fingerprint.builder().rawBody(in.readAllBytes()).build();
+                fingerprint.component("part:" + part.getName(), String.valueOf(part.getSubmittedFileName()) + "|"
+                        + part.getContentType() + "|" + digest.hex());
+            }
+        }
+    }
+
+    private static boolean isMultipart(@Nullable MediaType type) {
+        return type != null && MediaType.MULTIPART_FORM_DATA.isCompatibleWith(type);
+    }
+
+    /** Whether the container parses this request's body (form fields, multipart parts) itself. */
+    static boolean isParsedByContainer(HttpServletRequest request) {
         MediaType type = contentType(request);
-        return type != null && MediaType.APPLICATION_FORM_URLENCODED.isCompatibleWith(type);
+        return type != null && (MediaType.APPLICATION_FORM_URLENCODED.isCompatibleWith(type) || isMultipart(type));
     }
 }

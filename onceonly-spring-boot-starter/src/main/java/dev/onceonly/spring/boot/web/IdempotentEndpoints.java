@@ -11,12 +11,14 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -29,7 +31,11 @@ import org.springframework.web.servlet.HandlerExecutionChain;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.util.ServletRequestPathUtils;
+import org.springframework.web.context.request.async.DeferredResult;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter;
+import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PatternParseException;
 import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
@@ -61,7 +67,13 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     @Override
     public void afterSingletonsInstantiated() {
         for (OnceOnlyProperties.Endpoint endpoint : properties.http().endpoints()) {
-            PathPattern pattern = PathPatternParser.defaultInstance.parse(endpoint.path());
+            PathPattern pattern;
+            try {
+                pattern = PathPatternParser.defaultInstance.parse(endpoint.path());
+            } catch (PatternParseException e) {
+                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].path", "'" + endpoint.path()
+                        + "' is not a path pattern: " + e.getMessage());
+            }
             Set<String> methods = endpoint.methods().stream().map(m -> m.toUpperCase(Locale.ROOT))
                     .collect(Collectors.toUnmodifiableSet());
             configured.add(new ConfiguredEndpoint(pattern, methods, new IdempotentEndpoint(endpoint.operation(),
@@ -86,6 +98,14 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
 
     private IdempotentEndpoint endpoint(Idempotent idempotent, Method method) {
         String where = "@Idempotent on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
+        if (!isSynchronous(method.getReturnType())) {
+            throw IdempotencyConfigurationException.of(where, "the handler returns "
+                    + method.getReturnType().getSimpleName() + "; an idempotent handler must answer synchronously, "
+                    + "so that its outcome is known when it is stored");
+        }
+        if (idempotent.value().length() > 255) {
+            throw IdempotencyConfigurationException.of(where, "the operation name is longer than 255 characters");
+        }
         IdempotencyEngine.Builder variant = engine.toBuilder();
         Duration wait = duration(where + " waitTimeout", idempotent.waitTimeout());
         if (wait != null) {
@@ -93,13 +113,27 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         }
         Duration retention = duration(where + " retention", idempotent.retention());
         if (retention != null) {
-            variant.retention(new Retention(retention, properties.retention().failed()));
+            variant.retention(new Retention(retention, engine.retention().failed()));
         }
         Map<Integer, Decision> overrides = new HashMap<>();
-        Arrays.stream(idempotent.retryableStatuses()).forEach(s -> overrides.put(status(where, s), Decision.RETRYABLE));
-        Arrays.stream(idempotent.finalStatuses()).forEach(s -> overrides.put(status(where, s), s < 400
-                ? Decision.SUCCEEDED : Decision.FAILED_FINAL));
-        variant.outcomePolicy(OutcomePolicy.standard().overriding(overrides));
+        for (int status : idempotent.retryableStatuses()) {
+            if (status < 400 || status > 599) {
+                // Rolling back a success would let the client see a success that never took effect.
+                throw IdempotencyConfigurationException.of(where + " retryableStatuses", status + " is not a 4xx or "
+                        + "5xx status");
+            }
+            overrides.put(status, Decision.RETRYABLE);
+        }
+        for (int status : idempotent.finalStatuses()) {
+            if (status < 400 || status > 599 || overrides.containsKey(status)) {
+                throw IdempotencyConfigurationException.of(where + " finalStatuses", status + " is not a 4xx or 5xx "
+                        + "status, or is also listed as retryable");
+            }
+            overrides.put(status, Decision.FAILED_FINAL);
+        }
+        if (!overrides.isEmpty()) {
+            variant.outcomePolicy(engine.outcomePolicy().overriding(overrides));
+        }
         if (idempotent.leased()) {
             variant.transactions(null);
         }
@@ -119,11 +153,14 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         }
     }
 
-    private static int status(String where, int status) {
-        if (status < 100 || status > 599) {
-            throw IdempotencyConfigurationException.of(where + " statuses", status + " is not an HTTP status");
-        }
-        return status;
+    private static boolean isSynchronous(Class<?> returnType) {
+        return !(Callable.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)
+                || CompletionStage.class.isAssignableFrom(returnType)
+                || DeferredResult.class.isAssignableFrom(returnType)
+                || ResponseBodyEmitter.class.isAssignableFrom(returnType)
+                || StreamingResponseBody.class.isAssignableFrom(returnType)
+                || returnType.getName().startsWith("org.reactivestreams.")
+                || returnType.getName().startsWith("reactor.core.publisher."));
     }
 
     /** The endpoint {@code request} goes to, or {@code null} if it is not idempotent. */

@@ -49,7 +49,7 @@ public class OnceOnlyWebMvcAutoConfiguration {
                 ownerResolver,
                 new ResponseSnapshots(http.replayHeaders(), http.redactedResponseFields(), http.maxResponseBody().toBytes()),
                 new ProblemResponses(http.problemTypeBase(), http.keyReusedStatus(), engine.retryAfter()),
-                http.maxRequestBody().toBytes(), listeners.orderedStream().toList());
+                http.maxRequestBody().toBytes(), http.allowAnonymous(), listeners.orderedStream().toList());
         FilterRegistrationBean<IdempotencyKeyFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("idempotencyKeyFilter");
         registration.setOrder(FILTER_ORDER);

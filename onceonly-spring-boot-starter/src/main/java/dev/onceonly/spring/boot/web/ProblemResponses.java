@@ -25,7 +25,8 @@ final class ProblemResponses {
             "request-body-too-large", "Request body too large",
             "idempotency-key-reused", "Idempotency-Key reused with a different request",
             "request-in-progress", "A request with this Idempotency-Key is in progress",
-            "idempotency-store-unavailable", "Idempotency store unavailable");
+            "idempotency-store-unavailable", "Idempotency store unavailable",
+            "authentication-required", "Authentication required");
 
     private final URI typeBase;
     private final int keyReusedStatus;
@@ -44,6 +45,7 @@ final class ProblemResponses {
             case "request-in-progress" -> 409;
             case "idempotency-store-unavailable" -> 503;
             case "request-body-too-large" -> 413;
+            case "authentication-required" -> 401;
             default -> 400;
         };
     }

@@ -13,7 +13,6 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.web.util.ContentCachingResponseWrapper;
 import tools.jackson.core.JsonPointer;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -29,6 +28,11 @@ final class ResponseSnapshots {
     /** The header every replayed response carries. */
     static final String REPLAYED_HEADER = "Idempotent-Replayed";
     static final String REDACTED = "[REDACTED]";
+    /** Marks a replay whose body was too large, or unreadable for redaction, to be stored. */
+    static final String BODY_OMITTED_HEADER = "Idempotent-Body-Omitted";
+    /** Always stored and replayed; configured headers come in addition. */
+    static final List<String> DEFAULT_REPLAY_HEADERS = List.of("Content-Type", "Location", "ETag",
+            "Content-Language");
 
     private static final Logger log = LoggerFactory.getLogger(ResponseSnapshots.class);
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -38,13 +42,14 @@ final class ResponseSnapshots {
     private final long maxBody;
 
     ResponseSnapshots(List<String> replayHeaders, List<String> redactedFields, long maxBody) {
+        this.replayHeaders.addAll(DEFAULT_REPLAY_HEADERS);
         this.replayHeaders.addAll(replayHeaders);
         this.redactedFields = redactedFields.stream().map(JsonPointer::compile).toList();
         this.maxBody = maxBody;
     }
 
     /** The response as the handler left it in the buffer, all of it. */
-    StoredResponse capture(ContentCachingResponseWrapper response) {
+    StoredResponse capture(BufferedResponse response) {
         Map<String, List<String>> headers = new LinkedHashMap<>();
         if (response.getContentType() != null) {
             headers.put("Content-Type", List.of(response.getContentType()));
@@ -74,10 +79,14 @@ final class ResponseSnapshots {
             @Override
             public StoredResponse encode(StoredResponse response) {
                 byte[] body = redact(response);
-                if (body.length > maxBody) {
-                    log.warn("Response of operation '{}' has {} bytes, more than onceonly.http.max-response-body; "
-                            + "it is stored without its body", operation, body.length);
-                    body = new byte[0];
+                if (body == null || body.length > maxBody) {
+                    log.warn("Response of operation '{}' is stored without its body: {}", operation, body == null
+                            ? "it claims to be JSON but is not, so it cannot be searched for redacted fields"
+                            : body.length + " bytes, more than onceonly.http.max-response-body");
+                    Map<String, List<String>> headers = new LinkedHashMap<>(response.headers());
+                    headers.remove("Content-Type");
+                    headers.put(BODY_OMITTED_HEADER, List.of("true"));
+                    return StoredResponse.of(response.status(), headers, new byte[0], response.resourceId());
                 }
                 return StoredResponse.of(response.status(), response.headers(), body, response.resourceId());
             }
@@ -89,7 +98,8 @@ final class ResponseSnapshots {
         };
     }
 
-    private byte[] redact(StoredResponse response) {
+    /** The body with redacted fields replaced, or {@code null} if it claims JSON but does not parse. */
+    private byte @Nullable [] redact(StoredResponse response) {
         List<String> contentType = response.headers().getOrDefault("Content-Type", List.of());
         if (redactedFields.isEmpty() || contentType.isEmpty() || !contentType.getFirst().contains("json")) {
             return response.body();
@@ -102,8 +112,7 @@ final class ResponseSnapshots {
             }
             return changed ? JSON.writeValueAsBytes(root) : response.body();
         } catch (RuntimeException unreadable) {
-            // A body that claims JSON but is not cannot be searched for secrets: keep none of it.
-            return new byte[0];
+            return null;
         }
     }
 
@@ -121,11 +130,17 @@ final class ResponseSnapshots {
         return false;
     }
 
-    /** Writes a stored response to a fresh (reset) response, marked as replayed. */
+    /**
+     * Writes a stored response, marked as replayed. Headers that filters before this one set (CORS, security)
+     * stay; the stored headers replace any of the same name.
+     */
     static void replay(StoredResponse stored, HttpServletResponse response) throws IOException {
-        response.reset();
+        response.resetBuffer();
         response.setStatus(stored.status());
-        stored.headers().forEach((name, values) -> values.forEach(value -> response.addHeader(name, value)));
+        stored.headers().forEach((name, values) -> {
+            response.setHeader(name, values.getFirst());
+            values.stream().skip(1).forEach(value -> response.addHeader(name, value));
+        });
         response.setHeader(REPLAYED_HEADER, "true");
         byte[] body = stored.body();
         response.setContentLength(body.length);

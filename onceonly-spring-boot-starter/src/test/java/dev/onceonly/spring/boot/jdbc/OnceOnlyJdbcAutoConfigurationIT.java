@@ -41,18 +41,32 @@ class OnceOnlyJdbcAutoConfigurationIT {
     }
 
     @Test
-    void backsOffForTheUsersStore() {
+    void backsOffEntirelyForTheUsersStore() {
         runner.withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new).run(context -> {
-            assertThat(context).doesNotHaveBean(JdbcIdempotencyStore.class);
+            assertThat(context).doesNotHaveBean(JdbcIdempotencyStore.class).doesNotHaveBean(JdbcDialect.class)
+                    .doesNotHaveBean(TransactionRunner.class);
             assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryIdempotencyStore.class);
+            // The user's in-memory store cannot join a transaction, so the engine must stay in leased mode.
+            assertThat(context.getBean(IdempotencyEngine.class).isTransactional()).isFalse();
         });
     }
 
     @Test
     void badTableNameStopsStartup() {
         runner.withPropertyValues("onceonly.jdbc.table-name=records;drop", "onceonly.jdbc.schema-init=false")
-                .run(context -> assertThat(context).hasFailed().getFailure().extracting(NestedExceptionUtils::getMostSpecificCause).asInstanceOf(InstanceOfAssertFactories.THROWABLE)
-                        .hasMessageContaining("table name"));
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .extracting(NestedExceptionUtils::getMostSpecificCause)
+                        .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+                        .hasMessageContaining("onceonly.jdbc.table-name"));
+    }
+
+    @Test
+    void customTableWithTheBundledMigrationsStopsStartup() {
+        runner.withPropertyValues("onceonly.jdbc.table-name=my_records")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .extracting(NestedExceptionUtils::getMostSpecificCause)
+                        .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+                        .hasMessageContaining("onceonly.jdbc.schema-init"));
     }
 
     @Test

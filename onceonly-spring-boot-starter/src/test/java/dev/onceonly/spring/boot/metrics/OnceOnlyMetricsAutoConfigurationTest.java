@@ -8,7 +8,14 @@ import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Instant;
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.OutcomeCodec;
+import dev.onceonly.StoredResponse;
+import dev.onceonly.spring.boot.IdempotencyStoreDecorator;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -21,16 +28,20 @@ class OnceOnlyMetricsAutoConfigurationTest {
             .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new);
 
     @Test
-    void storeCallsAreTimedAndRequestsCounted() {
+    void theEnginesStoreCallsAreTimedAndRequestsCounted() {
         runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            IdempotencyStore store = context.getBean(IdempotencyStore.class);
+            IdempotencyEngine engine = context.getBean(IdempotencyEngine.class);
 
-            store.purgeExpired(Instant.now(), 10);
+            engine.execute(IdempotencyScope.of("alice", "create-order", IdempotencyKey.of(UUID.randomUUID()
+                    .toString())), Fingerprint.builder().build(), OutcomeCodec.identity(),
+                    () -> StoredResponse.of(201, new byte[0]));
             context.getBean(MicrometerIdempotencyListener.class).onRequest("create-order", Outcome.REPLAYED);
 
-            assertThat(store).isInstanceOf(TimedIdempotencyStore.class);
-            assertThat(registry.get("onceonly.store.operations").tag("operation", "purge").timer().count())
+            assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryIdempotencyStore.class);
+            assertThat(registry.get("onceonly.store.operations").tag("operation", "claim")
+                    .tag("store", "InMemoryIdempotencyStore").timer().count()).isEqualTo(1);
+            assertThat(registry.get("onceonly.store.operations").tag("operation", "complete").timer().count())
                     .isEqualTo(1);
             assertThat(registry.get("onceonly.requests").tag("outcome", "replayed")
                     .tag("operation", "create-order").counter().count()).isEqualTo(1);
@@ -38,10 +49,8 @@ class OnceOnlyMetricsAutoConfigurationTest {
     }
 
     @Test
-    void withoutARegistryNothingIsWrapped() {
-        runner.run(context -> {
-            assertThat(context).doesNotHaveBean(MicrometerIdempotencyListener.class);
-            assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryIdempotencyStore.class);
-        });
+    void withoutARegistryNothingIsTimed() {
+        runner.run(context -> assertThat(context).doesNotHaveBean(MicrometerIdempotencyListener.class)
+                .doesNotHaveBean(IdempotencyStoreDecorator.class));
     }
 }
