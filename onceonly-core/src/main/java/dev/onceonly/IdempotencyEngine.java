@@ -1,6 +1,7 @@
 package dev.onceonly;
 
 import dev.onceonly.OutcomePolicy.Decision;
+import dev.onceonly.internal.ReplayCache;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
@@ -78,6 +79,9 @@ public final class IdempotencyEngine {
     private final OutcomePolicy outcomePolicy;
     private final @Nullable TransactionRunner transactions;
     private final ConcurrentMap<IdempotencyScope, CountDownLatch> inFlight = new ConcurrentHashMap<>();
+    private final Duration replayCacheTimeToLive;
+    private final long replayCacheMaxBytes;
+    private final @Nullable ReplayCache replays;
 
     private IdempotencyEngine(Builder builder) {
         this.store = builder.store;
@@ -89,6 +93,10 @@ public final class IdempotencyEngine {
         this.retention = builder.retention;
         this.outcomePolicy = builder.outcomePolicy;
         this.transactions = builder.transactions;
+        this.replayCacheTimeToLive = builder.replayCacheTimeToLive;
+        this.replayCacheMaxBytes = builder.replayCacheMaxBytes;
+        this.replays = builder.replayCacheTimeToLive.isZero() ? null
+                : new ReplayCache(builder.clock, builder.replayCacheTimeToLive, builder.replayCacheMaxBytes);
     }
 
     public static Builder builder(IdempotencyStore store) {
@@ -106,6 +114,8 @@ public final class IdempotencyEngine {
         builder.retention = retention;
         builder.outcomePolicy = outcomePolicy;
         builder.transactions = transactions;
+        builder.replayCacheTimeToLive = replayCacheTimeToLive;
+        builder.replayCacheMaxBytes = replayCacheMaxBytes;
         return builder;
     }
 
@@ -145,6 +155,10 @@ public final class IdempotencyEngine {
         Objects.requireNonNull(fingerprint, "fingerprint");
         Objects.requireNonNull(codec, "codec");
         Objects.requireNonNull(work, "work");
+        IdempotentResult<T> cached = cachedReplay(scope, fingerprint, codec);
+        if (cached != null) {
+            return cached;
+        }
         long deadline = System.nanoTime() + waitTimeout.toNanos();
         if (waitTimeout.isZero()) {
             return attemptUntilDone(scope, fingerprint, codec, work, deadline);
@@ -160,6 +174,27 @@ public final class IdempotencyEngine {
         } finally {
             inFlight.remove(scope, running);
             running.countDown();
+        }
+    }
+
+    private <T> @Nullable IdempotentResult<T> cachedReplay(IdempotencyScope scope, Fingerprint fingerprint,
+            OutcomeCodec<T> codec) {
+        ReplayCache.Entry entry = replays == null ? null : replays.get(scope);
+        if (entry == null) {
+            return null;
+        }
+        if (!entry.fingerprint().equals(fingerprint)) {
+            throw IdempotencyKeyReusedException.of(scope);
+        }
+        log.debug("Replayed from memory: operation={} key={}", scope.operation(), scope.key());
+        return new IdempotentResult<>(codec.decode(entry.response()), true);
+    }
+
+    /** Remembers a finished outcome once it is durable (committed). */
+    private void remember(IdempotencyScope scope, Fingerprint fingerprint, StoredResponse response,
+            Instant expiresAt) {
+        if (replays != null) {
+            replays.put(scope, fingerprint, response, expiresAt);
         }
     }
 
@@ -197,14 +232,14 @@ public final class IdempotencyEngine {
         Instant now = clock.instant();
         ClaimResult claim = store.claim(claimRequest(scope, fingerprint, now, Duration.ZERO, false), now);
         return switch (claim) {
-            case ClaimResult.Claimed claimed -> runLeased(scope, claimed.token(), codec, work);
+            case ClaimResult.Claimed claimed -> runLeased(scope, fingerprint, claimed.token(), codec, work);
             case ClaimResult.Duplicate duplicate -> replayOrWait(scope, fingerprint, duplicate.record(), codec);
             case ClaimResult.Locked ignored -> null;
         };
     }
 
-    private <T, X extends Exception> IdempotentResult<T> runLeased(IdempotencyScope scope, LeaseToken token,
-            OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
+    private <T, X extends Exception> IdempotentResult<T> runLeased(IdempotencyScope scope, Fingerprint fingerprint,
+            LeaseToken token, OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
         T value;
         try {
             value = work.run();
@@ -218,7 +253,7 @@ public final class IdempotencyEngine {
         if (decision == Decision.RETRYABLE) {
             releaseQuietly(scope, token);
         } else {
-            completeLeased(scope, token, decision, response);
+            completeLeased(scope, fingerprint, token, decision, response);
         }
         log.debug("Executed: operation={} key={} attempt={} status={}", scope.operation(), scope.key(),
                 token.attempt(), response.status());
@@ -230,12 +265,15 @@ public final class IdempotencyEngine {
      * outage is retried briefly; if it lasts, a retry after the lease runs the work again, which is why leased
      * work passes the key on to the systems it calls.
      */
-    private void completeLeased(IdempotencyScope scope, LeaseToken token, Decision decision,
-            StoredResponse response) {
+    private void completeLeased(IdempotencyScope scope, Fingerprint fingerprint, LeaseToken token,
+            Decision decision, StoredResponse response) {
         for (int attempt = 1; ; attempt++) {
             Instant now = clock.instant();
             try {
-                if (!store.complete(scope, token, completion(decision, response, now), now)) {
+                Completion completion = completion(decision, response, now);
+                if (store.complete(scope, token, completion, now)) {
+                    remember(scope, fingerprint, response, completion.expiresAt());
+                } else {
                     log.warn("Lease lost: operation={} key={} attempt={} was taken over by a later attempt after "
                             + "its lease ran out; its outcome was not stored. Consider a longer lease.",
                             scope.operation(), scope.key(), token.attempt());
@@ -267,19 +305,25 @@ public final class IdempotencyEngine {
             TransactionRunner runner, IdempotencyScope scope, Fingerprint fingerprint, OutcomeCodec<T> codec,
             IdempotentWork<T, X> work, Duration lockWait) throws X {
         AtomicReference<@Nullable Object> rejection = new AtomicReference<>();
+        AtomicReference<@Nullable Completion> stored = new AtomicReference<>();
         try {
-            return runner.inTransaction(() -> {
+            IdempotentResult<T> result = runner.inTransaction(() -> {
                 Instant now = clock.instant();
                 ClaimResult claim = store.claim(claimRequest(scope, fingerprint, now, lockWait, true), now);
                 return switch (claim) {
                     case ClaimResult.Claimed claimed -> runInTransaction(scope, claimed.token(), codec, work,
-                            rejection);
+                            rejection, stored);
                     case ClaimResult.Duplicate duplicate -> replayOrWait(scope, fingerprint, duplicate.record(),
                             codec);
                     // The database gave up waiting (lock timeout, deadlock victim); the transaction is lost.
                     case ClaimResult.Locked ignored -> throw new ClaimContended();
                 };
             });
+            Completion committed = stored.get();
+            if (committed != null) {
+                remember(scope, fingerprint, committed.response(), committed.expiresAt());
+            }
+            return result;
         } catch (ClaimContended contended) {
             return null;
         } catch (RollbackWithResult rolledBack) {
@@ -307,7 +351,7 @@ public final class IdempotencyEngine {
 
     private <T, X extends Exception> IdempotentResult<T> runInTransaction(IdempotencyScope scope,
             LeaseToken token, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
-            AtomicReference<@Nullable Object> rejection) {
+            AtomicReference<@Nullable Object> rejection, AtomicReference<@Nullable Completion> stored) {
         T value;
         try {
             value = work.run();
@@ -327,10 +371,12 @@ public final class IdempotencyEngine {
             rejection.set(value);
         }
         Instant now = clock.instant();
-        if (!store.complete(scope, token, completion(decision, response, now), now)) {
+        Completion completion = completion(decision, response, now);
+        if (!store.complete(scope, token, completion, now)) {
             throw new IllegalStateException("The store refused to complete a claim made in the same transaction: "
                     + "operation=" + scope.operation() + " key=" + scope.key());
         }
+        stored.set(completion);
         log.debug("Executed: operation={} key={} attempt={} status={}", scope.operation(), scope.key(),
                 token.attempt(), response.status());
         return new IdempotentResult<>(value, false);
@@ -349,6 +395,7 @@ public final class IdempotencyEngine {
         }
         log.debug("Replayed: operation={} key={} attempt={} state={}", scope.operation(), scope.key(),
                 record.attempt(), record.state());
+        remember(scope, record.fingerprint(), response, record.expiresAt());
         return new IdempotentResult<>(codec.decode(response), true);
     }
 
@@ -421,6 +468,8 @@ public final class IdempotencyEngine {
         private Retention retention = Retention.DEFAULT;
         private OutcomePolicy outcomePolicy = OutcomePolicy.standard();
         private @Nullable TransactionRunner transactions;
+        private Duration replayCacheTimeToLive = Duration.ofSeconds(5);
+        private long replayCacheMaxBytes = 16L << 20;
 
         private Builder(IdempotencyStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -485,6 +534,22 @@ public final class IdempotencyEngine {
          */
         public Builder transactions(@Nullable TransactionRunner transactions) {
             this.transactions = transactions;
+            return this;
+        }
+
+        /**
+         * Keeps finished outcomes in this process for up to {@code timeToLive} (never past their record's expiry),
+         * within {@code maxBytes} of bodies, so that hot replays need no store round trip; default 5 s and 16 MiB.
+         * {@link Duration#ZERO} turns it off.
+         */
+        public Builder replayCache(Duration timeToLive, long maxBytes) {
+            Objects.requireNonNull(timeToLive, "timeToLive");
+            if (timeToLive.isNegative() || timeToLive.compareTo(MAX_WAIT) > 0 || maxBytes < 1) {
+                throw IdempotencyConfigurationException.of("replayCache", "time to live must be 0 to " + MAX_WAIT
+                        + " and the size positive, but are " + timeToLive + " and " + maxBytes);
+            }
+            this.replayCacheTimeToLive = timeToLive;
+            this.replayCacheMaxBytes = maxBytes;
             return this;
         }
 

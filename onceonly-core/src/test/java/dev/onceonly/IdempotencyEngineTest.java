@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -203,6 +204,40 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void hotReplaysAreServedFromMemoryWithoutTheStore() {
+        AtomicInteger claims = new AtomicInteger();
+        IdempotencyEngine cached = IdempotencyEngine.builder(new CountingStore(store, claims)).build();
+        cached.execute(scope, request("a"), TEXT, () -> order("created"));
+
+        IdempotentResult<String> replay = cached.execute(scope, request("a"), TEXT, () -> order("again"));
+        IdempotentResult<String> another = cached.execute(scope, request("a"), TEXT, () -> order("again"));
+
+        assertThat(replay).isEqualTo(new IdempotentResult<>("created", true));
+        assertThat(another).isEqualTo(replay);
+        assertThat(claims).hasValue(1);
+        assertThatThrownBy(() -> cached.execute(scope, request("b"), TEXT, () -> order("other")))
+                .isInstanceOf(IdempotencyKeyReusedException.class);
+        assertThat(executions).hasValue(1);
+    }
+
+    @Test
+    void rememberedOutcomeNeverOutlivesItsRecord() {
+        AdjustableClock clock = new AdjustableClock(START);
+        IdempotencyEngine cached = IdempotencyEngine.builder(store).clock(clock)
+                .retention(new Retention(Duration.ofMinutes(1), Duration.ofMinutes(1)))
+                .replayCache(Duration.ofMinutes(10), 1 << 20).build();
+        cached.execute(scope, request("a"), TEXT, () -> order("first"));
+        clock.advance(Duration.ofSeconds(59));
+        assertThat(cached.execute(scope, request("a"), TEXT, () -> order("second")).replayed()).isTrue();
+
+        clock.advance(Duration.ofSeconds(2));
+        IdempotentResult<String> afterExpiry = cached.execute(scope, request("b"), TEXT, () -> order("second"));
+
+        assertThat(afterExpiry).isEqualTo(new IdempotentResult<>("second", false));
+        assertThat(executions).hasValue(2);
+    }
+
+    @Test
     void expiredLeaseIsTakenOverAndTheStaleAttemptCannotOverwriteTheNewOutcome() {
         IdempotencyEngine later = engineAt(LEASE.plusSeconds(1));
 
@@ -308,6 +343,34 @@ class IdempotencyEngineTest {
                 return stored.bodyAsString();
             }
         };
+    }
+
+    /** A clock the test moves. */
+    private static final class AdjustableClock extends Clock {
+        private Instant now;
+
+        AdjustableClock(Instant start) {
+            this.now = start;
+        }
+
+        void advance(Duration duration) {
+            now = now.plus(duration);
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException();
+        }
     }
 
     /** Counts claims and passes every call on. */

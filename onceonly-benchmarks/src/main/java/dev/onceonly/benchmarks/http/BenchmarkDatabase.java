@@ -38,6 +38,13 @@ final class BenchmarkDatabase {
         }
     }
 
+    /** Empties the record and order tables, e.g. of what a warm-up wrote. */
+    void truncate() throws SQLException {
+        try (Connection db = DriverManager.getConnection(url()); Statement sql = db.createStatement()) {
+            sql.execute("TRUNCATE onceonly_record, orders");
+        }
+    }
+
     long records() throws SQLException {
         try (Connection db = DriverManager.getConnection(url()); Statement sql = db.createStatement();
                 ResultSet row = sql.executeQuery("SELECT count(*) FROM onceonly_record")) {

@@ -175,6 +175,8 @@ public final class HttpBenchmark {
         int clients = settings.clientCounts().getLast();
         database.recreate();
         try (ServiceProcess service = start(true, "e")) {
+            // The warm-up wrote records of its own; start the small table from nothing.
+            database.truncate();
             database.seedRecords(10_000);
             facts.put("e.small.records", database.records());
             measure("e-10k", service, clients, this::freshKey);
