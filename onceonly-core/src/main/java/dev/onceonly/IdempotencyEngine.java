@@ -230,16 +230,18 @@ public final class IdempotencyEngine {
     private <T, X extends Exception> @Nullable IdempotentResult<T> attemptLeased(IdempotencyScope scope,
             Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
         Instant now = clock.instant();
-        ClaimResult claim = store.claim(claimRequest(scope, fingerprint, now, Duration.ZERO, false), now);
+        ClaimRequest request = claimRequest(scope, fingerprint, now, Duration.ZERO, false);
+        ClaimResult claim = store.claim(request, now);
         return switch (claim) {
-            case ClaimResult.Claimed claimed -> runLeased(scope, fingerprint, claimed.token(), codec, work);
+            case ClaimResult.Claimed claimed -> runLeased(scope, fingerprint, claimed.token(), request.expiresAt(),
+                    codec, work);
             case ClaimResult.Duplicate duplicate -> replayOrWait(scope, fingerprint, duplicate.record(), codec);
             case ClaimResult.Locked ignored -> null;
         };
     }
 
     private <T, X extends Exception> IdempotentResult<T> runLeased(IdempotencyScope scope, Fingerprint fingerprint,
-            LeaseToken token, OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
+            LeaseToken token, Instant claimExpiresAt, OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
         T value;
         try {
             value = work.run();
@@ -253,7 +255,7 @@ public final class IdempotencyEngine {
         if (decision == Decision.RETRYABLE) {
             releaseQuietly(scope, token);
         } else {
-            completeLeased(scope, fingerprint, token, decision, response);
+            completeLeased(scope, fingerprint, token, claimExpiresAt, decision, response);
         }
         log.debug("Executed: operation={} key={} attempt={} status={}", scope.operation(), scope.key(),
                 token.attempt(), response.status());
@@ -266,11 +268,11 @@ public final class IdempotencyEngine {
      * work passes the key on to the systems it calls.
      */
     private void completeLeased(IdempotencyScope scope, Fingerprint fingerprint, LeaseToken token,
-            Decision decision, StoredResponse response) {
+            Instant claimExpiresAt, Decision decision, StoredResponse response) {
         for (int attempt = 1; ; attempt++) {
             Instant now = clock.instant();
             try {
-                Completion completion = completion(decision, response, now);
+                Completion completion = completion(decision, response, now, claimExpiresAt);
                 if (store.complete(scope, token, completion, now)) {
                     remember(scope, fingerprint, response, completion.expiresAt());
                 } else {
@@ -309,10 +311,11 @@ public final class IdempotencyEngine {
         try {
             IdempotentResult<T> result = runner.inTransaction(() -> {
                 Instant now = clock.instant();
-                ClaimResult claim = store.claim(claimRequest(scope, fingerprint, now, lockWait, true), now);
+                ClaimRequest request = claimRequest(scope, fingerprint, now, lockWait, true);
+                ClaimResult claim = store.claim(request, now);
                 return switch (claim) {
-                    case ClaimResult.Claimed claimed -> runInTransaction(scope, claimed.token(), codec, work,
-                            rejection, stored);
+                    case ClaimResult.Claimed claimed -> runInTransaction(scope, claimed.token(), request.expiresAt(),
+                            codec, work, rejection, stored);
                     case ClaimResult.Duplicate duplicate -> replayOrWait(scope, fingerprint, duplicate.record(),
                             codec);
                     // The database gave up waiting (lock timeout, deadlock victim); the transaction is lost.
@@ -350,7 +353,7 @@ public final class IdempotencyEngine {
     }
 
     private <T, X extends Exception> IdempotentResult<T> runInTransaction(IdempotencyScope scope,
-            LeaseToken token, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
+            LeaseToken token, Instant claimExpiresAt, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
             AtomicReference<@Nullable Object> rejection, AtomicReference<@Nullable Completion> stored) {
         T value;
         try {
@@ -371,7 +374,7 @@ public final class IdempotencyEngine {
             rejection.set(value);
         }
         Instant now = clock.instant();
-        Completion completion = completion(decision, response, now);
+        Completion completion = completion(decision, response, now, claimExpiresAt);
         if (!store.complete(scope, token, completion, now)) {
             throw new IllegalStateException("The store refused to complete a claim made in the same transaction: "
                     + "operation=" + scope.operation() + " key=" + scope.key());
@@ -406,10 +409,17 @@ public final class IdempotencyEngine {
                 lockWait, transactional);
     }
 
-    private Completion completion(Decision decision, StoredResponse response, Instant now) {
-        return decision == Decision.SUCCEEDED
-                ? new Completion(RecordState.SUCCEEDED, response, now.plus(retention.succeeded()))
-                : new Completion(RecordState.FAILED_FINAL, response, now.plus(retention.failed()));
+    /**
+     * A success keeps the expiry its claim set (lease end plus retention) while that still covers the retention:
+     * completing then changes no indexed column, which lets PostgreSQL update the row in place (HOT).
+     */
+    private Completion completion(Decision decision, StoredResponse response, Instant now, Instant claimExpiresAt) {
+        if (decision == Decision.FAILED_FINAL) {
+            return new Completion(RecordState.FAILED_FINAL, response, now.plus(retention.failed()));
+        }
+        Instant retained = now.plus(retention.succeeded());
+        return new Completion(RecordState.SUCCEEDED, response, claimExpiresAt.isAfter(retained) ? claimExpiresAt
+                : retained);
     }
 
     private static Duration remaining(long deadline) {

@@ -223,14 +223,15 @@ class IdempotencyEngineTest {
     @Test
     void rememberedOutcomeNeverOutlivesItsRecord() {
         AdjustableClock clock = new AdjustableClock(START);
-        IdempotencyEngine cached = IdempotencyEngine.builder(store).clock(clock)
+        // Expiry: lease end (1 s) plus retention (1 min) after the claim.
+        IdempotencyEngine cached = IdempotencyEngine.builder(store).clock(clock).leaseDuration(Duration.ofSeconds(1))
                 .retention(new Retention(Duration.ofMinutes(1), Duration.ofMinutes(1)))
                 .replayCache(Duration.ofMinutes(10), 1 << 20).build();
         cached.execute(scope, request("a"), TEXT, () -> order("first"));
         clock.advance(Duration.ofSeconds(59));
         assertThat(cached.execute(scope, request("a"), TEXT, () -> order("second")).replayed()).isTrue();
 
-        clock.advance(Duration.ofSeconds(2));
+        clock.advance(Duration.ofSeconds(3));
         IdempotentResult<String> afterExpiry = cached.execute(scope, request("b"), TEXT, () -> order("second"));
 
         assertThat(afterExpiry).isEqualTo(new IdempotentResult<>("second", false));

@@ -79,6 +79,8 @@ final class Report {
             md.append(String.format(Locale.ROOT, "| %d | %s | %s |%n", clients, format(ratio("b", "a", clients)),
                     format(ratio("c", "b", clients))));
         }
+        md.append("\nUpdates of the record table done in place (HOT) by the end of scenario b: ")
+                .append(http.facts().get("b.hotUpdates")).append(".\n");
         md.append("\nScenario e seeded ").append(http.facts().get("e.large.records")).append(" records in ")
                 .append(String.format(Locale.ROOT, "%.0f", (Double) http.facts().getOrDefault("e.large.seedSeconds",
                         0.0))).append(" s before its second measurement.\n");

@@ -38,6 +38,17 @@ final class BenchmarkDatabase {
         }
     }
 
+    /** How many of the record table's updates so far were in place (HOT), as "hot of all". */
+    String hotUpdates() throws SQLException {
+        try (Connection db = DriverManager.getConnection(url()); Statement sql = db.createStatement()) {
+            sql.execute("SELECT pg_stat_force_next_flush()");
+            try (ResultSet row = sql.executeQuery("SELECT n_tup_hot_upd, n_tup_upd FROM pg_stat_user_tables"
+                    + " WHERE relname = 'onceonly_record'")) {
+                return row.next() ? row.getLong(1) + " of " + row.getLong(2) : "unknown";
+            }
+        }
+    }
+
     /** Empties the record and order tables, e.g. of what a warm-up wrote. */
     void truncate() throws SQLException {
         try (Connection db = DriverManager.getConnection(url()); Statement sql = db.createStatement()) {

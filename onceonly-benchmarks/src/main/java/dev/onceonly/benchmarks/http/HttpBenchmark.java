@@ -76,6 +76,7 @@ public final class HttpBenchmark {
             for (int clients : settings.clientCounts()) {
                 measure("b", idempotent, clients, this::freshKey);
             }
+            facts.put("b.hotUpdates", database.hotUpdates());
             List<String> keys = createOrders(idempotent, REPLAY_KEYS);
             for (int clients : settings.clientCounts()) {
                 measure("c", idempotent, clients, service -> order(service,
