@@ -96,6 +96,7 @@ public final class IdempotencyEngine {
         this.replayCacheTimeToLive = builder.replayCacheTimeToLive;
         this.replayCacheMaxBytes = builder.replayCacheMaxBytes;
         this.replays = builder.replayCacheTimeToLive.isZero() ? null
+                : builder.sharedReplays != null ? builder.sharedReplays
                 : new ReplayCache(builder.clock, builder.replayCacheTimeToLive, builder.replayCacheMaxBytes);
     }
 
@@ -116,6 +117,8 @@ public final class IdempotencyEngine {
         builder.transactions = transactions;
         builder.replayCacheTimeToLive = replayCacheTimeToLive;
         builder.replayCacheMaxBytes = replayCacheMaxBytes;
+        // Variants (one per endpoint) share this engine's memory budget rather than adding their own.
+        builder.sharedReplays = replays;
         return builder;
     }
 
@@ -310,6 +313,9 @@ public final class IdempotencyEngine {
         AtomicReference<@Nullable Completion> stored = new AtomicReference<>();
         try {
             IdempotentResult<T> result = runner.inTransaction(() -> {
+                // A runner that retries its callback must not carry over what a rolled-back try recorded.
+                rejection.set(null);
+                stored.set(null);
                 Instant now = clock.instant();
                 ClaimRequest request = claimRequest(scope, fingerprint, now, lockWait, true);
                 ClaimResult claim = store.claim(request, now);
@@ -337,15 +343,16 @@ public final class IdempotencyEngine {
             @SuppressWarnings("unchecked")
             X cause = (X) failed.getCause();
             throw cause;
-        } catch (RuntimeException storing) {
+        } catch (IdempotencyStoreException | TransactionRollbackException storing) {
             if (rejection.get() == null) {
                 throw storing;
             }
             // The work rejected the request, and its transaction cannot commit (the business code marked it
             // rollback-only, or a caught database error aborted it): nothing took effect, so the rejection is
             // answered without being stored, and a retry runs again.
-            log.warn("Could not store the final rejection of operation={} key={}; answered without storing it: {}",
-                    scope.operation(), scope.key(), storing.toString());
+            // Only the exception's type: database messages may quote row values.
+            log.warn("Could not store the final rejection of operation={} key={} ({}); answered without storing it",
+                    scope.operation(), scope.key(), storing.getClass().getSimpleName());
             @SuppressWarnings("unchecked")
             T value = (T) rejection.get();
             return new IdempotentResult<>(value, false);
@@ -480,6 +487,7 @@ public final class IdempotencyEngine {
         private @Nullable TransactionRunner transactions;
         private Duration replayCacheTimeToLive = Duration.ofSeconds(5);
         private long replayCacheMaxBytes = 16L << 20;
+        private @Nullable ReplayCache sharedReplays;
 
         private Builder(IdempotencyStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -488,6 +496,7 @@ public final class IdempotencyEngine {
         /** Where time comes from; default {@link Clock#systemUTC()}. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            this.sharedReplays = null;
             return this;
         }
 
@@ -560,6 +569,7 @@ public final class IdempotencyEngine {
             }
             this.replayCacheTimeToLive = timeToLive;
             this.replayCacheMaxBytes = maxBytes;
+            this.sharedReplays = null;
             return this;
         }
 

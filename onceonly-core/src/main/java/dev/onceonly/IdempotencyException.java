@@ -1,5 +1,7 @@
 package dev.onceonly;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Root of every exception OnceOnly throws.
  *
@@ -13,7 +15,7 @@ public abstract class IdempotencyException extends RuntimeException {
         super(message);
     }
 
-    protected IdempotencyException(String message, Throwable cause) {
+    protected IdempotencyException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 

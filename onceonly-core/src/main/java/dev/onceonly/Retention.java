@@ -6,7 +6,8 @@ import java.util.Objects;
 /**
  * How long records are kept before they may be purged and their keys count as new.
  *
- * @param succeeded for records that succeeded (and for running ones, counted from the end of their lease)
+ * @param succeeded for records that succeeded, counted from the end of their claim's lease (so a success is
+ *     kept up to one lease longer than this; completing it then changes no indexed column)
  * @param failed for records that failed, finally or retryably
  */
 public record Retention(Duration succeeded, Duration failed) {

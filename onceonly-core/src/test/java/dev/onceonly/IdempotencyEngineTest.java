@@ -221,6 +221,19 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void variantsOfAnEngineShareItsReplayMemory() {
+        AtomicInteger claims = new AtomicInteger();
+        IdempotencyEngine base = IdempotencyEngine.builder(new CountingStore(store, claims)).build();
+        IdempotencyEngine variant = base.toBuilder().waitTimeout(Duration.ofSeconds(1)).build();
+        base.execute(scope, request("a"), TEXT, () -> order("created"));
+
+        IdempotentResult<String> replay = variant.execute(scope, request("a"), TEXT, () -> order("again"));
+
+        assertThat(replay).isEqualTo(new IdempotentResult<>("created", true));
+        assertThat(claims).hasValue(1);
+    }
+
+    @Test
     void rememberedOutcomeNeverOutlivesItsRecord() {
         AdjustableClock clock = new AdjustableClock(START);
         // Expiry: lease end (1 s) plus retention (1 min) after the claim.

@@ -64,9 +64,10 @@ public final class PostgresDialect extends JdbcDialect {
         if (!inTransaction) {
             return statement;
         }
-        // lock_timeout = 0 would mean "wait forever"
-        return "SET LOCAL lock_timeout = '" + Math.max(1, lockWait.toMillis()) + "ms'; " + statement
-                + "; SET LOCAL lock_timeout = DEFAULT";
+        // Rounded down to a power of two, so that the statement's text, and with it the driver's cache entry,
+        // takes only a few forms; lock_timeout = 0 would mean "wait forever".
+        long millis = Long.highestOneBit(Math.max(1, lockWait.toMillis()));
+        return "SET LOCAL lock_timeout = '" + millis + "ms'; " + statement + "; SET LOCAL lock_timeout = DEFAULT";
     }
 
     @Override

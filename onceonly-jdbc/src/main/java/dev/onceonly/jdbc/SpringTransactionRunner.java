@@ -2,11 +2,13 @@ package dev.onceonly.jdbc;
 
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyStoreException;
+import dev.onceonly.TransactionRollbackException;
 import dev.onceonly.TransactionRunner;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.TransactionSystemException;
+import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -25,6 +27,7 @@ public final class SpringTransactionRunner implements TransactionRunner {
      * @throws IdempotencyConfigurationException if a transaction is already active: the engine must own the
      *     transaction, or rolling back a retryable outcome would doom the caller's transaction instead
      * @throws IdempotencyStoreException if the transaction cannot begin or commit
+     * @throws TransactionRollbackException if the work marked the transaction rollback-only
      */
     @Override
     public <T> T inTransaction(Supplier<T> work) {
@@ -36,6 +39,8 @@ public final class SpringTransactionRunner implements TransactionRunner {
                 }
                 return work.get();
             });
+        } catch (UnexpectedRollbackException e) {
+            throw new TransactionRollbackException("The transaction was marked rollback-only and rolled back", e);
         } catch (CannotCreateTransactionException | TransactionSystemException e) {
             throw new IdempotencyStoreException("The idempotency transaction could not begin or commit: "
                     + e.getMessage(), e);

@@ -49,6 +49,7 @@ public class OnceOnlyAutoConfiguration {
                 .waitTimeout(properties.waitTimeout())
                 .retryAfter(properties.retryAfter())
                 .retention(new Retention(properties.retention().succeeded(), properties.retention().failed()))
+                .replayCache(properties.replayCache().timeToLive(), properties.replayCache().maxSize().toBytes())
                 .transactions(transactions.getIfUnique())
                 .build();
     }

@@ -24,6 +24,7 @@ import org.springframework.util.unit.DataSize;
  * @param http the HTTP protocol
  * @param jdbc the JDBC store
  * @param cleanup the purge of expired records
+ * @param replayCache finished outcomes also answered from memory
  */
 @ConfigurationProperties("onceonly")
 public record OnceOnlyProperties(
@@ -35,7 +36,8 @@ public record OnceOnlyProperties(
         @DefaultValue Retention retention,
         @DefaultValue Http http,
         @DefaultValue Jdbc jdbc,
-        @DefaultValue Cleanup cleanup) {
+        @DefaultValue Cleanup cleanup,
+        @DefaultValue ReplayCache replayCache) {
 
     public OnceOnlyProperties {
         requireNotNegative("onceonly.wait-timeout", waitTimeout);
@@ -193,6 +195,25 @@ public record OnceOnlyProperties(
             if (batchSize < 1 || batchSize > 100_000) {
                 throw IdempotencyConfigurationException.of("onceonly.cleanup.batch-size", "must be 1 to 100000, not "
                         + batchSize);
+            }
+        }
+    }
+
+    /**
+     * @param timeToLive how long a finished outcome is also answered from this process's memory (never past its
+     *     record's expiry); 0 turns it off
+     * @param maxSize the body bytes it may hold, for the whole application
+     */
+    public record ReplayCache(@DefaultValue("5s") Duration timeToLive, @DefaultValue("16MB") DataSize maxSize) {
+
+        public ReplayCache {
+            requireNotNegative("onceonly.replay-cache.time-to-live", timeToLive);
+            if (timeToLive.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw IdempotencyConfigurationException.of("onceonly.replay-cache.time-to-live", "must be at most "
+                        + "10 minutes, not " + timeToLive);
+            }
+            if (maxSize.toBytes() < 1) {
+                throw IdempotencyConfigurationException.of("onceonly.replay-cache.max-size", "must be positive");
             }
         }
     }

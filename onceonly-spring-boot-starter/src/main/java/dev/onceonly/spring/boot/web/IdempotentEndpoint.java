@@ -3,11 +3,13 @@ package dev.onceonly.spring.boot.web;
 import dev.onceonly.CanonicalJson;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.MalformedRequestBodyException;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.Part;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +41,7 @@ record IdempotentEndpoint(@Nullable String operation, boolean keyRequired, Idemp
      * @throws dev.onceonly.MalformedRequestBodyException if a JSON body is malformed
      */
     Fingerprint fingerprint(HttpServletRequest request, String route, Map<String, String> pathVariables,
-            byte[] body, long maxPartBytes) throws IOException, ServletException {
+            byte[] body, long maxPartBytes) throws IOException {
         Fingerprint.Builder fingerprint = Fingerprint.builder().method(request.getMethod()).route(route);
         new TreeMap<>(pathVariables).forEach((name, value) -> fingerprint.component("path:" + name, value));
         new TreeMap<>(request.getParameterMap()).forEach((name, values) -> {
@@ -85,8 +87,17 @@ record IdempotentEndpoint(@Nullable String operation, boolean keyRequired, Idemp
      * parts under a new boundary, so the raw body would differ.
      */
     private static void parts(HttpServletRequest request, Fingerprint.Builder fingerprint, long maxPartBytes)
-            throws IOException, ServletException {
-        for (Part part : request.getParts()) {
+            throws IOException {
+        Collection<Part> parts;
+        try {
+            parts = request.getParts();
+        } catch (IllegalStateException tooLarge) {
+            // The container's multipart size limits
+            throw RequestBodyTooLargeException.of(maxPartBytes);
+        } catch (ServletException | IOException malformed) {
+            throw MalformedRequestBodyException.ofMultipart();
+        }
+        for (Part part : parts) {
             if (part.getSize() > maxPartBytes) {
                 throw RequestBodyTooLargeException.of(maxPartBytes);
             }
