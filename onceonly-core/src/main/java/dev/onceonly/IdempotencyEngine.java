@@ -64,10 +64,6 @@ public final class IdempotencyEngine {
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
     /** Tries to store a leased outcome before giving up on a store outage. */
     private static final int COMPLETE_ATTEMPTS = 3;
-    /** Longest lease accepted; a lease is a bound on one run of the work, not a retention. */
-    private static final Duration MAX_LEASE = Duration.ofDays(1);
-    /** Longest wait accepted; a waiting duplicate holds a request thread. */
-    private static final Duration MAX_WAIT = Duration.ofMinutes(10);
 
     private final IdempotencyStore store;
     private final Clock clock;
@@ -83,7 +79,7 @@ public final class IdempotencyEngine {
     private final long replayCacheMaxBytes;
     private final @Nullable ReplayCache replays;
 
-    private IdempotencyEngine(Builder builder) {
+    IdempotencyEngine(IdempotencyEngineBuilder builder) {
         this.store = builder.store;
         this.clock = builder.clock;
         this.leaseDuration = builder.leaseDuration;
@@ -100,13 +96,13 @@ public final class IdempotencyEngine {
                 : new ReplayCache(builder.clock, builder.replayCacheTimeToLive, builder.replayCacheMaxBytes);
     }
 
-    public static Builder builder(IdempotencyStore store) {
-        return new Builder(store);
+    public static IdempotencyEngineBuilder builder(IdempotencyStore store) {
+        return new IdempotencyEngineBuilder(store);
     }
 
     /** A builder preset with this engine's settings, for a variant such as one endpoint's wait or retention. */
-    public Builder toBuilder() {
-        Builder builder = new Builder(store);
+    public IdempotencyEngineBuilder toBuilder() {
+        IdempotencyEngineBuilder builder = new IdempotencyEngineBuilder(store);
         builder.clock = clock;
         builder.leaseDuration = leaseDuration;
         builder.waitTimeout = waitTimeout;
@@ -468,121 +464,6 @@ public final class IdempotencyEngine {
     private static final class WorkFailed extends RuntimeException {
         WorkFailed(Exception cause) {
             super(cause.getMessage(), cause, false, false);
-        }
-    }
-
-    /**
-     * Builds an engine; every setting but the store has a default. Not thread-safe; the engine it builds is.
-     */
-    public static final class Builder {
-
-        private final IdempotencyStore store;
-        private Clock clock = Clock.systemUTC();
-        private Duration leaseDuration = Duration.ofSeconds(30);
-        private Duration waitTimeout = Duration.ZERO;
-        private Duration pollInterval = Duration.ofMillis(50);
-        private Duration retryAfter = Duration.ofSeconds(1);
-        private Retention retention = Retention.DEFAULT;
-        private OutcomePolicy outcomePolicy = OutcomePolicy.standard();
-        private @Nullable TransactionRunner transactions;
-        private Duration replayCacheTimeToLive = Duration.ofSeconds(5);
-        private long replayCacheMaxBytes = 16L << 20;
-        private @Nullable ReplayCache sharedReplays;
-
-        private Builder(IdempotencyStore store) {
-            this.store = Objects.requireNonNull(store, "store");
-        }
-
-        /** Where time comes from; default {@link Clock#systemUTC()}. */
-        public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
-            this.sharedReplays = null;
-            return this;
-        }
-
-        /** How long a leased attempt owns its record before a retry may take it over; default 30 s, at most 1 day. */
-        public Builder leaseDuration(Duration leaseDuration) {
-            this.leaseDuration = positive("leaseDuration", leaseDuration);
-            if (leaseDuration.compareTo(MAX_LEASE) > 0) {
-                throw IdempotencyConfigurationException.of("leaseDuration", "must be at most " + MAX_LEASE
-                        + ", but is " + leaseDuration);
-            }
-            return this;
-        }
-
-        /**
-         * How long a duplicate waits for a running attempt to finish before it is refused; default 0, at most
-         * 10 minutes.
-         */
-        public Builder waitTimeout(Duration waitTimeout) {
-            Objects.requireNonNull(waitTimeout, "waitTimeout");
-            if (waitTimeout.isNegative() || waitTimeout.compareTo(MAX_WAIT) > 0) {
-                throw IdempotencyConfigurationException.of("waitTimeout", "must be 0 to " + MAX_WAIT + ", but is "
-                        + waitTimeout);
-            }
-            this.waitTimeout = waitTimeout;
-            return this;
-        }
-
-        /** How often a waiting duplicate looks again at a leased attempt; default 50 ms. */
-        public Builder pollInterval(Duration pollInterval) {
-            this.pollInterval = positive("pollInterval", pollInterval);
-            return this;
-        }
-
-        /** The retry hint a refused duplicate gets; default 1 s. */
-        public Builder retryAfter(Duration retryAfter) {
-            this.retryAfter = positive("retryAfter", retryAfter);
-            return this;
-        }
-
-        /** How long records are kept; default {@link Retention#DEFAULT}. */
-        public Builder retention(Retention retention) {
-            this.retention = Objects.requireNonNull(retention, "retention");
-            return this;
-        }
-
-        /** Which results are stored; default {@link OutcomePolicy#standard()}. */
-        public Builder outcomePolicy(OutcomePolicy outcomePolicy) {
-            this.outcomePolicy = Objects.requireNonNull(outcomePolicy, "outcomePolicy");
-            return this;
-        }
-
-        /**
-         * Switches to transactional mode; without a runner ({@code null}) the engine works in leased mode.
-         */
-        public Builder transactions(@Nullable TransactionRunner transactions) {
-            this.transactions = transactions;
-            return this;
-        }
-
-        /**
-         * Keeps finished outcomes in this process for up to {@code timeToLive} (never past their record's expiry),
-         * within {@code maxBytes} of bodies, so that hot replays need no store round trip; default 5 s and 16 MiB.
-         * {@link Duration#ZERO} turns it off.
-         */
-        public Builder replayCache(Duration timeToLive, long maxBytes) {
-            Objects.requireNonNull(timeToLive, "timeToLive");
-            if (timeToLive.isNegative() || timeToLive.compareTo(MAX_WAIT) > 0 || maxBytes < 1) {
-                throw IdempotencyConfigurationException.of("replayCache", "time to live must be 0 to " + MAX_WAIT
-                        + " and the size positive, but are " + timeToLive + " and " + maxBytes);
-            }
-            this.replayCacheTimeToLive = timeToLive;
-            this.replayCacheMaxBytes = maxBytes;
-            this.sharedReplays = null;
-            return this;
-        }
-
-        public IdempotencyEngine build() {
-            return new IdempotencyEngine(this);
-        }
-
-        private static Duration positive(String name, Duration value) {
-            Objects.requireNonNull(value, name);
-            if (value.isNegative() || value.isZero()) {
-                throw IdempotencyConfigurationException.of(name, "must be positive, but is " + value);
-            }
-            return value;
         }
     }
 }

@@ -246,6 +246,16 @@ abstract class OrdersHttpContract {
     }
 
     @Test
+    void keyOnARequestToAnEndpointThatIsNotIdempotentIsIgnored() throws Exception {
+        HttpResponse<byte[]> list = http.send(HttpRequest.newBuilder(uri("/api/orders"))
+                .header("Authorization", basic("alice")).header("Idempotency-Key", "short!").GET().build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+
+        assertThat(list.statusCode()).isEqualTo(200);
+        assertThat(list.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    }
+
+    @Test
     void listShowsOnlyTheCallersOrders() throws Exception {
         String orderNo = orderNo(post("carol", List.of(newKey()), ORDER));
 

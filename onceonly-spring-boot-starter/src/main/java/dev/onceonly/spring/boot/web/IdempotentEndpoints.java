@@ -3,6 +3,7 @@ package dev.onceonly.spring.boot.web;
 import dev.onceonly.CanonicalJson;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyEngineBuilder;
 import dev.onceonly.OutcomePolicy;
 import dev.onceonly.OutcomePolicy.Decision;
 import dev.onceonly.Retention;
@@ -12,6 +13,7 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,6 +28,7 @@ import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.ApplicationContext;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.http.server.PathContainer;
+import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerExecutionChain;
 import org.springframework.web.servlet.HandlerMapping;
@@ -57,6 +60,9 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     private final Map<Method, IdempotentEndpoint> annotated = new HashMap<>();
     private final List<ConfiguredEndpoint> configured = new ArrayList<>();
     private final List<RequestMappingHandlerMapping> mappings = new ArrayList<>();
+    /** The HTTP methods annotated handlers answer: other requests skip the handler lookup entirely. */
+    private final Set<String> annotatedMethods = new HashSet<>();
+    private boolean annotatedForAnyMethod;
 
     public IdempotentEndpoints(ApplicationContext context, IdempotencyEngine engine, OnceOnlyProperties properties) {
         this.context = context;
@@ -81,11 +87,14 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         }
         mappings.addAll(context.getBeansOfType(RequestMappingHandlerMapping.class).values());
         for (RequestMappingHandlerMapping mapping : mappings) {
-            mapping.getHandlerMethods().values().forEach(handler -> {
+            mapping.getHandlerMethods().forEach((info, handler) -> {
                 Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(handler.getMethod(),
                         Idempotent.class);
                 if (idempotent != null) {
                     annotated.put(handler.getMethod(), endpoint(idempotent, handler.getMethod()));
+                    Set<RequestMethod> methods = info.getMethodsCondition().getMethods();
+                    annotatedForAnyMethod |= methods.isEmpty();
+                    methods.forEach(method -> annotatedMethods.add(method.name()));
                 }
             });
         }
@@ -106,7 +115,7 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         if (idempotent.value().length() > 255) {
             throw IdempotencyConfigurationException.of(where, "the operation name is longer than 255 characters");
         }
-        IdempotencyEngine.Builder variant = engine.toBuilder();
+        IdempotencyEngineBuilder variant = engine.toBuilder();
         Duration wait = duration(where + " waitTimeout", idempotent.waitTimeout());
         if (wait != null) {
             variant.waitTimeout(wait);
@@ -175,7 +184,8 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                 }
             }
         }
-        return annotated.isEmpty() ? null : matchHandler(request);
+        boolean mayBeAnnotated = annotatedForAnyMethod || annotatedMethods.contains(request.getMethod());
+        return mayBeAnnotated ? matchHandler(request) : null;
     }
 
     @SuppressWarnings("unchecked")

@@ -1,0 +1,128 @@
+package dev.onceonly;
+
+import dev.onceonly.internal.ReplayCache;
+import dev.onceonly.spi.IdempotencyStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Builds an engine; every setting but the store has a default. Not thread-safe; the engine it builds is.
+ */
+public final class IdempotencyEngineBuilder {
+
+    /** Longest lease accepted; a lease is a bound on one run of the work, not a retention. */
+    private static final Duration MAX_LEASE = Duration.ofDays(1);
+    /** Longest wait accepted; a waiting duplicate holds a request thread. */
+    private static final Duration MAX_WAIT = Duration.ofMinutes(10);
+
+    final IdempotencyStore store;
+    Clock clock = Clock.systemUTC();
+    Duration leaseDuration = Duration.ofSeconds(30);
+    Duration waitTimeout = Duration.ZERO;
+    Duration pollInterval = Duration.ofMillis(50);
+    Duration retryAfter = Duration.ofSeconds(1);
+    Retention retention = Retention.DEFAULT;
+    OutcomePolicy outcomePolicy = OutcomePolicy.standard();
+    @Nullable TransactionRunner transactions;
+    Duration replayCacheTimeToLive = Duration.ofSeconds(5);
+    long replayCacheMaxBytes = 16L << 20;
+    @Nullable ReplayCache sharedReplays;
+
+    IdempotencyEngineBuilder(IdempotencyStore store) {
+        this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /** Where time comes from; default {@link Clock#systemUTC()}. */
+    public IdempotencyEngineBuilder clock(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.sharedReplays = null;
+        return this;
+    }
+
+    /** How long a leased attempt owns its record before a retry may take it over; default 30 s, at most 1 day. */
+    public IdempotencyEngineBuilder leaseDuration(Duration leaseDuration) {
+        this.leaseDuration = positive("leaseDuration", leaseDuration);
+        if (leaseDuration.compareTo(MAX_LEASE) > 0) {
+            throw IdempotencyConfigurationException.of("leaseDuration", "must be at most " + MAX_LEASE
+                    + ", but is " + leaseDuration);
+        }
+        return this;
+    }
+
+    /**
+     * How long a duplicate waits for a running attempt to finish before it is refused; default 0, at most
+     * 10 minutes.
+     */
+    public IdempotencyEngineBuilder waitTimeout(Duration waitTimeout) {
+        Objects.requireNonNull(waitTimeout, "waitTimeout");
+        if (waitTimeout.isNegative() || waitTimeout.compareTo(MAX_WAIT) > 0) {
+            throw IdempotencyConfigurationException.of("waitTimeout", "must be 0 to " + MAX_WAIT + ", but is "
+                    + waitTimeout);
+        }
+        this.waitTimeout = waitTimeout;
+        return this;
+    }
+
+    /** How often a waiting duplicate looks again at a leased attempt; default 50 ms. */
+    public IdempotencyEngineBuilder pollInterval(Duration pollInterval) {
+        this.pollInterval = positive("pollInterval", pollInterval);
+        return this;
+    }
+
+    /** The retry hint a refused duplicate gets; default 1 s. */
+    public IdempotencyEngineBuilder retryAfter(Duration retryAfter) {
+        this.retryAfter = positive("retryAfter", retryAfter);
+        return this;
+    }
+
+    /** How long records are kept; default {@link Retention#DEFAULT}. */
+    public IdempotencyEngineBuilder retention(Retention retention) {
+        this.retention = Objects.requireNonNull(retention, "retention");
+        return this;
+    }
+
+    /** Which results are stored; default {@link OutcomePolicy#standard()}. */
+    public IdempotencyEngineBuilder outcomePolicy(OutcomePolicy outcomePolicy) {
+        this.outcomePolicy = Objects.requireNonNull(outcomePolicy, "outcomePolicy");
+        return this;
+    }
+
+    /**
+     * Switches to transactional mode; without a runner ({@code null}) the engine works in leased mode.
+     */
+    public IdempotencyEngineBuilder transactions(@Nullable TransactionRunner transactions) {
+        this.transactions = transactions;
+        return this;
+    }
+
+    /**
+     * Keeps finished outcomes in this process for up to {@code timeToLive} (never past their record's expiry),
+     * within {@code maxBytes} of bodies, so that hot replays need no store round trip; default 5 s and 16 MiB.
+     * {@link Duration#ZERO} turns it off.
+     */
+    public IdempotencyEngineBuilder replayCache(Duration timeToLive, long maxBytes) {
+        Objects.requireNonNull(timeToLive, "timeToLive");
+        if (timeToLive.isNegative() || timeToLive.compareTo(MAX_WAIT) > 0 || maxBytes < 1) {
+            throw IdempotencyConfigurationException.of("replayCache", "time to live must be 0 to " + MAX_WAIT
+                    + " and the size positive, but are " + timeToLive + " and " + maxBytes);
+        }
+        this.replayCacheTimeToLive = timeToLive;
+        this.replayCacheMaxBytes = maxBytes;
+        this.sharedReplays = null;
+        return this;
+    }
+
+    public IdempotencyEngine build() {
+        return new IdempotencyEngine(this);
+    }
+
+    private static Duration positive(String name, Duration value) {
+        Objects.requireNonNull(value, name);
+        if (value.isNegative() || value.isZero()) {
+            throw IdempotencyConfigurationException.of(name, "must be positive, but is " + value);
+        }
+        return value;
+    }
+}
