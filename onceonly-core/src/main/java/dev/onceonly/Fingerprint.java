@@ -74,6 +74,7 @@ public final class Fingerprint {
      * also accepts the digest its request had under the scheme before.
      *
      * @param recorded the fingerprint a store or cache holds for a record
+     * @return {@code true} if the record answers this request; {@code false} if the key was used for another
      */
     public boolean matches(Fingerprint recorded) {
         return equals(recorded);
