@@ -21,11 +21,30 @@ import org.jspecify.annotations.Nullable;
  * {@link CanonicalJson canonical form}, so member order and formatting do not matter; other bodies hash as raw
  * bytes. Every field is hashed with a tag and its length, so no two different requests can be made to produce
  * the same byte stream by shifting text from one field into another.
+ *
+ * <p><b>Scheme version.</b> The hashed input starts with the {@linkplain #SCHEME_VERSION version} of the rules
+ * that turn a request into bytes (fields, tags, canonicalisation). Any change to those rules takes a new version,
+ * so that digests of two schemes never coincide by accident. Stores keep the bare 32-byte digest; a record is
+ * matched to a request only through {@link #matches}. A later scheme accepts the records made under the one
+ * before it for a retention window, without touching stores or their schema: its fingerprint also carries the
+ * request's digest under the previous scheme, and {@link #matches} accepts either, while new records store the
+ * newest. So retries across an upgrade replay instead of being refused as a reused key. This is scheme 1:
+ *
+ * <pre>
+ * field(tag, bytes) = tag (1 byte, ASCII) | length of bytes (4 bytes, big-endian) | bytes
+ * input = field('S', "1")                                  scheme version, decimal, UTF-8
+ *       | field('M', method) | field('R', route)            UTF-8, empty when not set
+ *       | for each component name, sorted: field('C', name), then field('V', value) for each value in order
+ *       | field('J', canonical JSON) or field('B', raw body) if there is a body
+ * </pre>
  */
 public final class Fingerprint {
 
     /** Length of a SHA-256 digest in bytes. */
     public static final int LENGTH = 32;
+
+    /** The version of the rules this class hashes a request by; the first field of every hashed input. */
+    public static final int SCHEME_VERSION = 1;
 
     private final byte[] digest;
 
@@ -47,6 +66,18 @@ public final class Fingerprint {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * Whether a record made for {@code recorded} answers the request of this fingerprint; every comparison of a
+     * stored fingerprint with a request's goes through here. Under scheme 1 that is equality; a later scheme
+     * also accepts the digest its request had under the scheme before.
+     *
+     * @param recorded the fingerprint a store or cache holds for a record
+     * @return {@code true} if the record answers this request; {@code false} if the key was used for another
+     */
+    public boolean matches(Fingerprint recorded) {
+        return equals(recorded);
     }
 
     /** A copy of the 32 digest bytes. */
@@ -134,6 +165,7 @@ public final class Fingerprint {
 
         public Fingerprint build() {
             MessageDigest sha256 = sha256();
+            field(sha256, 'S', Integer.toString(SCHEME_VERSION));
             field(sha256, 'M', method == null ? "" : method);
             field(sha256, 'R', route == null ? "" : route);
             for (Map.Entry<String, List<String>> component : components.entrySet()) {

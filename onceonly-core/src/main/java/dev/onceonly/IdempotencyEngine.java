@@ -182,7 +182,7 @@ public final class IdempotencyEngine {
         if (entry == null) {
             return null;
         }
-        if (!entry.fingerprint().equals(fingerprint)) {
+        if (!fingerprint.matches(entry.fingerprint())) {
             throw IdempotencyKeyReusedException.of(scope);
         }
         log.debug("Replayed from memory: operation={} key={}", scope.operation(), scope.key());
@@ -391,7 +391,7 @@ public final class IdempotencyEngine {
     /** Returns {@code null} if the record is still running. */
     private <T> @Nullable IdempotentResult<T> replayOrWait(IdempotencyScope scope, Fingerprint fingerprint,
             IdempotencyRecord record, OutcomeCodec<T> codec) {
-        if (!record.fingerprint().equals(fingerprint)) {
+        if (!fingerprint.matches(record.fingerprint())) {
             log.debug("Key reused with another request: operation={} key={}", scope.operation(), scope.key());
             throw IdempotencyKeyReusedException.of(scope);
         }

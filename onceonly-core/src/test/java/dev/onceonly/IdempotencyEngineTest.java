@@ -17,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -346,45 +345,8 @@ class IdempotencyEngineTest {
     private static final OutcomeCodec<String> TEXT = withStatus(201);
 
     private static OutcomeCodec<String> withStatus(int status) {
-        return new OutcomeCodec<>() {
-            @Override
-            public StoredResponse encode(String result) {
-                return StoredResponse.of(status, result.getBytes(StandardCharsets.UTF_8));
-            }
-
-            @Override
-            public String decode(StoredResponse stored) {
-                return stored.bodyAsString();
-            }
-        };
-    }
-
-    /** A clock the test moves. */
-    private static final class AdjustableClock extends Clock {
-        private Instant now;
-
-        AdjustableClock(Instant start) {
-            this.now = start;
-        }
-
-        void advance(Duration duration) {
-            now = now.plus(duration);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
+        return OutcomeCodec.of(result -> StoredResponse.of(status, result.getBytes(StandardCharsets.UTF_8)),
+                StoredResponse::bodyAsString);
     }
 
     /** Counts claims and passes every call on. */

@@ -59,13 +59,14 @@ public record IdempotencyRecord(
 
     /**
      * Whether a claim for {@code requestFingerprint} may take this record over: it has expired, or it belongs to
-     * the same request and failed retryably or lost its lease. Every store applies exactly this rule.
+     * the same request ({@link Fingerprint#matches}) and failed retryably or lost its lease. Every store applies
+     * exactly this rule.
      */
     public boolean isClaimableBy(Fingerprint requestFingerprint, Instant now) {
         if (isExpired(now)) {
             return true;
         }
-        if (!fingerprint.equals(requestFingerprint)) {
+        if (!requestFingerprint.matches(fingerprint)) {
             return false;
         }
         return state == RecordState.FAILED_RETRYABLE || (state == RecordState.PROCESSING && !isLeaseLive(now));

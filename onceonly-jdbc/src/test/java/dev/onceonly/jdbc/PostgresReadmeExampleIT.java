@@ -28,17 +28,9 @@ class PostgresReadmeExampleIT {
     private final JdbcTemplate jdbc = new JdbcTemplate(dataSource);
     private final DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(dataSource);
 
-    private final OutcomeCodec<OrderCreated> orderCodec = new OutcomeCodec<>() {
-        @Override
-        public StoredResponse encode(OrderCreated result) {
-            return StoredResponse.of(201, Long.toString(result.orderId()).getBytes(StandardCharsets.UTF_8));
-        }
-
-        @Override
-        public OrderCreated decode(StoredResponse stored) {
-            return new OrderCreated(Long.parseLong(stored.bodyAsString()));
-        }
-    };
+    private final OutcomeCodec<OrderCreated> orderCodec = OutcomeCodec.of(
+            order -> StoredResponse.of(201, Long.toString(order.orderId()).getBytes(StandardCharsets.UTF_8)),
+            stored -> new OrderCreated(Long.parseLong(stored.bodyAsString())));
 
     private OrderCreated createOrder(String owner) {
         jdbc.execute("CREATE TABLE IF NOT EXISTS onceonly_it_order (id bigserial PRIMARY KEY,"

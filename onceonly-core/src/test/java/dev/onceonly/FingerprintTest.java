@@ -1,0 +1,60 @@
+package dev.onceonly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import org.junit.jupiter.api.Test;
+
+/** The hashed input of scheme 1, byte for byte, as the class comment of {@link Fingerprint} lays it out. */
+class FingerprintTest {
+
+    private static final String METHOD_POST = "4d" + "00000004" + "504f5354";
+    private static final String ROUTE_ORDERS = "52" + "00000007" + "2f6f7264657273";
+    private static final String COMPONENT_QUERY_X_1 = "43" + "00000007" + "71756572793a78" + "56" + "00000001" + "31";
+    private static final String JSON_BODY = "4a" + "00000007" + "7b2261223a317d";
+
+    private static Fingerprint sha256OfInput(String hex) throws Exception {
+        return Fingerprint.ofDigest(MessageDigest.getInstance("SHA-256").digest(HexFormat.of().parseHex(hex)));
+    }
+
+    private static String scheme(char version) {
+        return "53" + "00000001" + HexFormat.of().toHexDigits((byte) version);
+    }
+
+    private static Fingerprint postOrders() {
+        return Fingerprint.builder().method("POST").route("/orders").component("query:x", "1")
+                .jsonBody("{ \"a\" : 1.0 }".getBytes(StandardCharsets.UTF_8)).build();
+    }
+
+    @Test
+    void hashedInputStartsWithSchemeVersionOneThenTheRequestFields() throws Exception {
+        Fingerprint expected = sha256OfInput(scheme('1') + METHOD_POST + ROUTE_ORDERS + COMPONENT_QUERY_X_1
+                + JSON_BODY);
+
+        assertThat(postOrders()).isEqualTo(expected);
+        assertThat(Fingerprint.SCHEME_VERSION).isEqualTo(1);
+    }
+
+    @Test
+    void theSameRequestUnderAnotherSchemeVersionOrWithoutOneHasAnotherDigest() throws Exception {
+        Fingerprint version2 = sha256OfInput(scheme('2') + METHOD_POST + ROUTE_ORDERS + COMPONENT_QUERY_X_1
+                + JSON_BODY);
+        Fingerprint unversioned = sha256OfInput(METHOD_POST + ROUTE_ORDERS + COMPONENT_QUERY_X_1 + JSON_BODY);
+
+        assertThat(postOrders()).isNotEqualTo(version2).isNotEqualTo(unversioned);
+        assertThat(postOrders().matches(version2)).isFalse();
+        assertThat(postOrders().matches(unversioned)).isFalse();
+    }
+
+    @Test
+    void requestMatchesTheRecordOfItsOwnDigestOnly() {
+        Fingerprint request = postOrders();
+        Fingerprint recorded = Fingerprint.ofDigest(request.digest());
+        Fingerprint other = Fingerprint.builder().method("POST").route("/orders").build();
+
+        assertThat(request.matches(recorded)).isTrue();
+        assertThat(request.matches(other)).isFalse();
+    }
+}
