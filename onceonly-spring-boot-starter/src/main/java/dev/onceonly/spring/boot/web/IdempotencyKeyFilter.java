@@ -34,11 +34,14 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * <ol>
  *   <li>Parse the key (400 if missing where required, malformed, or sent more than once) and resolve the owner
  *       from authentication.</li>
- *   <li>Read the body (413 beyond the limit) and fingerprint the request (400 if a JSON body is malformed).</li>
+ *   <li>Read the body (413 beyond the limit; 415 if it has a content coding or an unknown charset) and
+ *       fingerprint the request (400 if a JSON body is malformed).</li>
  *   <li>Let the engine run the rest of the chain at most once per (owner, operation, key), with the response
  *       buffered: in transactional mode nothing reaches the client before the transaction has committed.</li>
  *   <li>First execution: send the buffered response as the handler wrote it. Replay: send the stored status,
  *       allow-listed headers and body with {@code Idempotent-Replayed: true}.</li>
+ *   <li>A handler that went asynchronous may still take effect: its request and every retry get a 500 problem
+ *       stored as the key's final outcome, so it never runs twice.</li>
  *   <li>Refusals become RFC 9457 problems: 422 (or 409) for a reused key, 409 with {@code Retry-After} while the
  *       first request runs, 503 with {@code Retry-After} when the store is unreachable and nothing ran.</li>
  * </ol>
