@@ -56,8 +56,9 @@ import org.slf4j.LoggerFactory;
  * apart by the store alone.
  *
  * <p>If the store is unreachable when claiming, {@link IdempotencyStoreException} is thrown and the work does not
- * run. Exceptions from the work are rethrown after the key was released for a retry. Nothing here logs or keeps
- * a request body. Immutable and thread-safe.
+ * run. Exceptions from the work are rethrown after the key was released for a retry, except an
+ * {@link OutcomeUnknownException}, whose outcome is stored as final first. Nothing here logs or keeps a request
+ * body. Immutable and thread-safe.
  */
 public final class IdempotencyEngine {
 
@@ -146,7 +147,8 @@ public final class IdempotencyEngine {
      * @throws IdempotencyKeyReusedException if the key was used for another request in this scope
      * @throws RequestInProgressException if an earlier attempt is still running after the configured wait
      * @throws IdempotencyStoreException if the store is unreachable (the work did not run)
-     * @throws X whatever the work throws; the key is then free for a retry
+     * @throws OutcomeUnknownException if the work throws it; its outcome is then stored as final
+     * @throws X whatever else the work throws; the key is then free for a retry
      */
     public <T, X extends Exception> IdempotentResult<T> execute(IdempotencyScope scope, Fingerprint fingerprint,
             OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
@@ -244,6 +246,9 @@ public final class IdempotencyEngine {
         T value;
         try {
             value = work.run();
+        } catch (OutcomeUnknownException unknown) {
+            completeLeased(scope, fingerprint, token, claimExpiresAt, Decision.FAILED_FINAL, unknown.outcome());
+            throw unknown;
         } catch (Throwable failure) {
             releaseQuietly(scope, token);
             throw failure;
@@ -307,17 +312,19 @@ public final class IdempotencyEngine {
             IdempotentWork<T, X> work, Duration lockWait) throws X {
         AtomicReference<@Nullable Object> rejection = new AtomicReference<>();
         AtomicReference<@Nullable Completion> stored = new AtomicReference<>();
+        AtomicReference<@Nullable OutcomeUnknownException> unknown = new AtomicReference<>();
         try {
-            IdempotentResult<T> result = runner.inTransaction(() -> {
+            @Nullable IdempotentResult<T> result = runner.inTransaction(() -> {
                 // A runner that retries its callback must not carry over what a rolled-back try recorded.
                 rejection.set(null);
                 stored.set(null);
+                unknown.set(null);
                 Instant now = clock.instant();
                 ClaimRequest request = claimRequest(scope, fingerprint, now, lockWait, true);
                 ClaimResult claim = store.claim(request, now);
                 return switch (claim) {
                     case ClaimResult.Claimed claimed -> runInTransaction(scope, claimed.token(), request.expiresAt(),
-                            codec, work, rejection, stored);
+                            codec, work, rejection, stored, unknown);
                     case ClaimResult.Duplicate duplicate -> replayOrWait(scope, fingerprint, duplicate.record(),
                             codec);
                     // The database gave up waiting (lock timeout, deadlock victim); the transaction is lost.
@@ -327,6 +334,10 @@ public final class IdempotencyEngine {
             Completion committed = stored.get();
             if (committed != null) {
                 remember(scope, fingerprint, committed.response(), committed.expiresAt());
+            }
+            OutcomeUnknownException unknownOutcome = unknown.get();
+            if (unknownOutcome != null) {
+                throw unknownOutcome;
             }
             return result;
         } catch (ClaimContended contended) {
@@ -355,12 +366,19 @@ public final class IdempotencyEngine {
         }
     }
 
-    private <T, X extends Exception> IdempotentResult<T> runInTransaction(IdempotencyScope scope,
+    /** Returns {@code null} when the work's outcome is unknown: {@code unknown} is then set, to rethrow. */
+    private <T, X extends Exception> @Nullable IdempotentResult<T> runInTransaction(IdempotencyScope scope,
             LeaseToken token, Instant claimExpiresAt, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
-            AtomicReference<@Nullable Object> rejection, AtomicReference<@Nullable Completion> stored) {
+            AtomicReference<@Nullable Object> rejection, AtomicReference<@Nullable Completion> stored,
+            AtomicReference<@Nullable OutcomeUnknownException> unknown) {
         T value;
         try {
             value = work.run();
+        } catch (OutcomeUnknownException e) {
+            // Its outcome commits with what the work wrote; the exception is rethrown after the commit.
+            completeInTransaction(scope, token, claimExpiresAt, Decision.FAILED_FINAL, e.outcome(), stored);
+            unknown.set(e);
+            return null;
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Exception checked) {
@@ -376,6 +394,14 @@ public final class IdempotencyEngine {
         if (decision == Decision.FAILED_FINAL) {
             rejection.set(value);
         }
+        completeInTransaction(scope, token, claimExpiresAt, decision, response, stored);
+        log.debug("Executed: operation={} key={} attempt={} status={}", scope.operation(), scope.key(),
+                token.attempt(), response.status());
+        return new IdempotentResult<>(value, false);
+    }
+
+    private void completeInTransaction(IdempotencyScope scope, LeaseToken token, Instant claimExpiresAt,
+            Decision decision, StoredResponse response, AtomicReference<@Nullable Completion> stored) {
         Instant now = clock.instant();
         Completion completion = completion(decision, response, now, claimExpiresAt);
         if (!store.complete(scope, token, completion, now)) {
@@ -383,9 +409,6 @@ public final class IdempotencyEngine {
                     + "operation=" + scope.operation() + " key=" + scope.key());
         }
         stored.set(completion);
-        log.debug("Executed: operation={} key={} attempt={} status={}", scope.operation(), scope.key(),
-                token.attempt(), response.status());
-        return new IdempotentResult<>(value, false);
     }
 
     /** Returns {@code null} if the record is still running. */

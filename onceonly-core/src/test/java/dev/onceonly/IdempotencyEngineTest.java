@@ -104,6 +104,21 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void workWhoseOutcomeIsUnknownIsNeverRunAgainAndEveryRetryGetsItsStoredOutcome() {
+        StoredResponse unknown = StoredResponse.of(500, "went asynchronous".getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> engine.execute(scope, request("a"), TEXT, () -> {
+            executions.incrementAndGet();
+            throw OutcomeUnknownException.storing("the work went on asynchronously", unknown);
+        })).isInstanceOf(OutcomeUnknownException.class);
+
+        IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, () -> order("created"));
+
+        assertThat(retry).isEqualTo(new IdempotentResult<>("went asynchronous", true));
+        assertThat(executions).hasValue(1);
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_FINAL);
+    }
+
+    @Test
     void transientStatusIsNotStoredAndRunsAgain() {
         IdempotentResult<String> first = engine.execute(scope, request("a"), withStatus(503), () -> order("busy"));
 

@@ -12,6 +12,7 @@ import dev.onceonly.IdempotencyKeyReusedException;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotentResult;
 import dev.onceonly.OutcomeCodec;
+import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.TransactionRunner;
@@ -135,6 +136,24 @@ abstract class TransactionalModeContract {
         assertThat(store.find(scope)).isEmpty();
         assertThat(engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1)).replayed()).isFalse();
         assertThat(ordersOf(owner)).isEqualTo(1);
+    }
+
+    @Test
+    void workWhoseOutcomeIsUnknownCommitsWithItsStoredOutcomeAndNeverRunsAgain() {
+        IdempotencyEngine engine = engine(Duration.ZERO);
+        IdempotencyScope scope = newScope();
+        // The codec reads bodies as order ids; 0 is none.
+        StoredResponse unknown = StoredResponse.of(500, "0".getBytes(StandardCharsets.UTF_8));
+
+        assertThatThrownBy(() -> engine.execute(scope, order(1), ORDER_ID, () -> {
+            insertOrder(1);
+            throw OutcomeUnknownException.storing("the work went on asynchronously", unknown);
+        })).isInstanceOf(OutcomeUnknownException.class);
+        IdempotentResult<Long> retry = engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
+
+        assertThat(retry).isEqualTo(new IdempotentResult<>(0L, true));
+        assertThat(ordersOf(owner)).isEqualTo(1);
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_FINAL);
     }
 
     @Test

@@ -90,7 +90,8 @@ public record OnceOnlyProperties(
 
     /**
      * @param replayHeaders response headers stored and replayed besides the status and body, in addition to
-     *     {@code Content-Type}, {@code Location}, {@code ETag} and {@code Content-Language}
+     *     {@code Content-Type}, {@code Content-Encoding}, {@code Content-Disposition}, {@code Content-Language},
+     *     {@code Vary}, {@code Location} and {@code ETag}
      * @param maxRequestBody the largest request body an idempotent endpoint accepts (413 beyond)
      * @param maxResponseBody the largest response body stored; a larger outcome is stored without its body and
      *     replayed with {@code Idempotent-Body-Omitted: true}
@@ -134,12 +135,15 @@ public record OnceOnlyProperties(
      * @param methods the HTTP methods it applies to
      * @param operation the operation name (default: method and pattern)
      * @param keyRequired whether a request without a key is refused (400) or passes through unprotected
+     * @param fingerprintParameters query parameters that are part of the fingerprint, or {@code *} for all; others,
+     *     such as a cache-buster, are not (form fields are the body and always are)
      */
     public record Endpoint(
             String path,
             @DefaultValue({"POST", "PATCH"}) Set<String> methods,
             @Nullable String operation,
-            @DefaultValue("true") boolean keyRequired) {
+            @DefaultValue("true") boolean keyRequired,
+            @DefaultValue List<String> fingerprintParameters) {
 
         public Endpoint {
             if (path == null || !path.startsWith("/")) {
@@ -153,6 +157,10 @@ public record OnceOnlyProperties(
             if (operation != null && (operation.isBlank() || operation.length() > 255)) {
                 throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].operation", "must be 1 to 255 "
                         + "characters");
+            }
+            if (fingerprintParameters.stream().anyMatch(String::isBlank)) {
+                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].fingerprint-parameters",
+                        "must name query parameters, not blanks");
             }
         }
     }

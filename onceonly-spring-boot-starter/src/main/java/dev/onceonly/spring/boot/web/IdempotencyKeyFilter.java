@@ -10,6 +10,7 @@ import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.IdempotentResult;
 import dev.onceonly.InvalidIdempotencyKeyException;
 import dev.onceonly.MalformedRequestBodyException;
+import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
@@ -33,11 +34,14 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * <ol>
  *   <li>Parse the key (400 if missing where required, malformed, or sent more than once) and resolve the owner
  *       from authentication.</li>
- *   <li>Read the body (413 beyond the limit) and fingerprint the request (400 if a JSON body is malformed).</li>
+ *   <li>Read the body (413 beyond the limit; 415 if it has a content coding or an unknown charset) and
+ *       fingerprint the request (400 if a JSON body is malformed).</li>
  *   <li>Let the engine run the rest of the chain at most once per (owner, operation, key), with the response
  *       buffered: in transactional mode nothing reaches the client before the transaction has committed.</li>
  *   <li>First execution: send the buffered response as the handler wrote it. Replay: send the stored status,
  *       allow-listed headers and body with {@code Idempotent-Replayed: true}.</li>
+ *   <li>A handler that went asynchronous may still take effect: its request and every retry get a 500 problem
+ *       stored as the key's final outcome, so it never runs twice.</li>
  *   <li>Refusals become RFC 9457 problems: 422 (or 409) for a reused key, 409 with {@code Retry-After} while the
  *       first request runs, 503 with {@code Retry-After} when the store is unreachable and nothing ran.</li>
  * </ol>
@@ -95,10 +99,11 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             CachedBodyRequest cached = IdempotentEndpoint.isParsedByContainer(request)
                     ? null : CachedBodyRequest.read(request, maxRequestBody);
             HttpServletRequest forwarded = cached == null ? request : cached;
-            Fingerprint fingerprint = match.endpoint().fingerprint(request, match.route(), match.pathVariables(),
+            Fingerprint fingerprint = match.endpoint().fingerprint(request, match.route(),
                     cached == null ? new byte[0] : cached.body(), maxRequestBody);
             execute(match.endpoint(), scope, fingerprint, forwarded, response, chain);
-        } catch (InvalidIdempotencyKeyException | MalformedRequestBodyException | RequestBodyTooLargeException e) {
+        } catch (InvalidIdempotencyKeyException | MalformedRequestBodyException | RequestBodyTooLargeException
+                | UnsupportedRequestEncodingException e) {
             refuse(operation, Outcome.INVALID_REQUEST, e, request, response);
         } finally {
             MDC.remove("onceonly.operation");
@@ -119,11 +124,18 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 started.set(true);
                 chain.doFilter(request, buffer);
                 if (request.isAsyncStarted()) {
-                    throw new IllegalStateException("@Idempotent handlers must answer synchronously: operation '"
-                            + scope.operation() + "' started async processing, whose outcome cannot be stored");
+                    throw asynchronous(scope.operation(), request, buffer);
                 }
                 return snapshots.capture(buffer);
             });
+        } catch (OutcomeUnknownException e) {
+            buffer.copyBodyToResponse();
+            if (request.isAsyncStarted()) {
+                // The client has its answer; whatever the asynchronous work writes later is dropped with the buffer.
+                request.getAsyncContext().complete();
+            }
+            notify(scope.operation(), Outcome.ERROR);
+            return;
         } catch (IdempotencyKeyReusedException e) {
             refuse(scope.operation(), Outcome.KEY_REUSED, e, request, response);
             return;
@@ -162,6 +174,19 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         }
         log.debug("Idempotent request: operation={} key={} replayed={} status={}", scope.operation(), scope.key(),
                 result.replayed(), stored.status());
+    }
+
+    /**
+     * A handler that went asynchronous (one not refused at startup: an {@code Object} return value, a configured
+     * endpoint) may still take effect, so its key is never released for a re-run: the stored outcome is a 500.
+     */
+    private OutcomeUnknownException asynchronous(String operation, HttpServletRequest request,
+            BufferedResponse buffer) throws IOException {
+        log.error("The handler of operation={} answered asynchronously; idempotent handlers must answer "
+                + "synchronously. Its key is answered with a stored 500 from now on.", operation);
+        AsynchronousHandlerException problem = AsynchronousHandlerException.of(operation);
+        problems.write(buffer, problem, request.getRequestURI());
+        return OutcomeUnknownException.storing(problem.getMessage(), snapshots.capture(buffer));
     }
 
     private void refuse(String operation, Outcome outcome, IdempotencyException problem,

@@ -17,7 +17,8 @@ import java.lang.annotation.Target;
  * ResponseEntity<OrderView> create(@RequestBody CreateOrder request) { … }
  * }</pre>
  *
- * Attribute values are checked when the application starts; a bad one stops it.
+ * A mapping without methods applies to POST and PATCH only. Attribute values are checked when the application
+ * starts; a bad one stops it, and so does a handler that answers asynchronously.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -50,6 +51,13 @@ public @interface Idempotent {
 
     /** Request headers that are part of the fingerprint, such as {@code X-Api-Version}. */
     String[] fingerprintHeaders() default {};
+
+    /**
+     * Query parameters that are part of the fingerprint, such as {@code currency}, or {@code "*"} for all of them.
+     * Those the handler binds ({@code @RequestParam}, simple parameters, a parameter map, a model attribute) take
+     * part anyway; others, such as a cache-buster, do not. Form fields are the body and always take part.
+     */
+    String[] fingerprintParameters() default {};
 
     /** JSON Pointers of request body fields left out of the fingerprint, such as {@code /requestedAt}. */
     String[] excludedFields() default {};

@@ -13,21 +13,27 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
-import org.springframework.http.MediaType;
 
 /**
- * One idempotent endpoint: how its requests are named, fingerprinted and executed.
+ * One idempotent endpoint: which requests it applies to, and how they are named, fingerprinted and executed.
  *
  * @param operation the operation name, or {@code null} for "method and route template"
+ * @param methods the HTTP methods it applies to
  * @param keyRequired whether a request without a key is refused
  * @param engine the engine with this endpoint's wait, retention, policy and mode
  * @param canonicalJson JSON canonicalisation with this endpoint's excluded fields
  * @param fingerprintHeaders request headers that are part of the fingerprint
+ * @param fingerprintParameters query parameters that are part of the fingerprint; {@code *} for all of them
  */
-record IdempotentEndpoint(@Nullable String operation, boolean keyRequired, IdempotencyEngine engine,
-        CanonicalJson canonicalJson, List<String> fingerprintHeaders) {
+record IdempotentEndpoint(@Nullable String operation, Set<String> methods, boolean keyRequired,
+        IdempotencyEngine engine, CanonicalJson canonicalJson, List<String> fingerprintHeaders,
+        Set<String> fingerprintParameters) {
+
+    /** Stands for every query parameter in {@link #fingerprintParameters}. */
+    static final String ALL_PARAMETERS = "*";
 
     /** The operation of a request matched by {@code route}. */
     String operationFor(HttpServletRequest request, String route) {
@@ -35,18 +41,28 @@ record IdempotentEndpoint(@Nullable String operation, boolean keyRequired, Idemp
     }
 
     /**
-     * What makes two requests the same: method, route template, path variables, parameters (query string, and
-     * form fields of form posts), the selected headers, the content type and the body (canonical if JSON).
+     * What makes two requests the same: method, route template, concrete path, the query parameters that take
+     * part, the selected headers, the content type with its charset, and the body: canonical if JSON, form fields,
+     * multipart parts, or else the bytes.
      *
      * @throws dev.onceonly.MalformedRequestBodyException if a JSON body is malformed
+     * @throws UnsupportedRequestEncodingException if the body has a content coding or an unknown charset
      */
-    Fingerprint fingerprint(HttpServletRequest request, String route, Map<String, String> pathVariables,
-            byte[] body, long maxPartBytes) throws IOException {
-        Fingerprint.Builder fingerprint = Fingerprint.builder().method(request.getMethod()).route(route);
-        new TreeMap<>(pathVariables).forEach((name, value) -> fingerprint.component("path:" + name, value));
-        new TreeMap<>(request.getParameterMap()).forEach((name, values) -> {
-            for (String value : values) {
-                fingerprint.component("param:" + name, value);
+    Fingerprint fingerprint(HttpServletRequest request, String route, byte[] body, long maxPartBytes)
+            throws IOException {
+        Fingerprint.Builder fingerprint = Fingerprint.builder().method(request.getMethod()).route(route)
+                .component("path", ConcretePath.of(request));
+        Map<String, List<String>> query = QueryString.parse(request.getQueryString());
+        new TreeMap<>(query).forEach((name, values) -> {
+            if (takesPart(name)) {
+                for (String value : values) {
+                    String decoded = QueryString.decode(value);
+                    if (decoded != null) {
+                        fingerprint.component("query:" + name, decoded);
+                    } else {
+                        fingerprint.component("query-undecodable:" + name, value);
+                    }
+                }
             }
         });
         for (String header : fingerprintHeaders) {
@@ -54,32 +70,38 @@ record IdempotentEndpoint(@Nullable String operation, boolean keyRequired, Idemp
                 fingerprint.component("header:" + header, value);
             }
         }
-        MediaType contentType = contentType(request);
-        if (contentType != null) {
-            fingerprint.component("content-type", contentType.getType() + "/" + contentType.getSubtype());
-        }
-        if (isMultipart(contentType)) {
+        RequestEncoding encoding = RequestEncoding.of(request);
+        encoding.addTo(fingerprint);
+        if (encoding.isMultipart()) {
             parts(request, fingerprint, maxPartBytes);
+        } else if (encoding.isForm()) {
+            formFields(request, query, fingerprint);
         } else if (body.length == 0) {
             return fingerprint.build();
-        } else if (contentType != null && isJson(contentType)) {
-            fingerprint.jsonBody(body, canonicalJson);
+        } else if (encoding.isJson()) {
+            fingerprint.jsonBody(encoding.jsonInUtf8(body), canonicalJson);
         } else {
             fingerprint.rawBody(body);
         }
         return fingerprint.build();
     }
 
-    private static @Nullable MediaType contentType(HttpServletRequest request) {
-        try {
-            return request.getContentType() == null ? null : MediaType.parseMediaType(request.getContentType());
-        } catch (RuntimeException invalid) {
-            return null;
-        }
+    private boolean takesPart(String queryParameter) {
+        return fingerprintParameters.contains(ALL_PARAMETERS) || fingerprintParameters.contains(queryParameter);
     }
 
-    private static boolean isJson(MediaType type) {
-        return MediaType.APPLICATION_JSON.isCompatibleWith(type) || type.getSubtype().endsWith("+json");
+    /**
+     * The fields of a form post, which are its body. The servlet API mixes them with the query string's
+     * parameters, presenting those first (Servlet 6.0, 3.1.1), so each name's first values from the query are
+     * skipped.
+     */
+    private static void formFields(HttpServletRequest request, Map<String, List<String>> query,
+            Fingerprint.Builder fingerprint) {
+        new TreeMap<>(request.getParameterMap()).forEach((name, values) -> {
+            for (int i = query.getOrDefault(name, List.of()).size(); i < values.length; i++) {
+                fingerprint.component("form:" + name, values[i]);
+            }
+        });
     }
 
     /**
@@ -109,13 +131,13 @@ record IdempotentEndpoint(@Nullable String operation, boolean keyRequired, Idemp
         }
     }
 
-    private static boolean isMultipart(@Nullable MediaType type) {
-        return type != null && MediaType.MULTIPART_FORM_DATA.isCompatibleWith(type);
-    }
-
-    /** Whether the container parses this request's body (form fields, multipart parts) itself. */
+    /**
+     * Whether the container parses this request's body (form fields, multipart parts) itself.
+     *
+     * @throws UnsupportedRequestEncodingException if the body has a content coding or an unknown charset
+     */
     static boolean isParsedByContainer(HttpServletRequest request) {
-        MediaType type = contentType(request);
-        return type != null && (MediaType.APPLICATION_FORM_URLENCODED.isCompatibleWith(type) || isMultipart(type));
+        RequestEncoding encoding = RequestEncoding.of(request);
+        return encoding.isForm() || encoding.isMultipart();
     }
 }

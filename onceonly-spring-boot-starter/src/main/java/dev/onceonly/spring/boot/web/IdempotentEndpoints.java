@@ -18,25 +18,23 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Future;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.ApplicationContext;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.servlet.HandlerExecutionChain;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.util.ServletRequestPathUtils;
-import org.springframework.web.context.request.async.DeferredResult;
-import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter;
-import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PatternParseException;
 import org.springframework.web.util.pattern.PathPatternParser;
@@ -48,11 +46,14 @@ import org.springframework.web.util.pattern.PathPatternParser;
 public final class IdempotentEndpoints implements SmartInitializingSingleton {
 
     /** A request matched to an endpoint. */
-    record Match(IdempotentEndpoint endpoint, String route, Map<String, String> pathVariables) {
+    record Match(IdempotentEndpoint endpoint, String route) {
     }
 
-    private record ConfiguredEndpoint(PathPattern pattern, Set<String> methods, IdempotentEndpoint endpoint) {
+    private record ConfiguredEndpoint(PathPattern pattern, IdempotentEndpoint endpoint) {
     }
+
+    /** The methods an annotated mapping that names none applies to. */
+    private static final Set<String> DEFAULT_METHODS = Set.of("POST", "PATCH");
 
     private final ApplicationContext context;
     private final IdempotencyEngine engine;
@@ -60,9 +61,8 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     private final Map<Method, IdempotentEndpoint> annotated = new HashMap<>();
     private final List<ConfiguredEndpoint> configured = new ArrayList<>();
     private final List<RequestMappingHandlerMapping> mappings = new ArrayList<>();
-    /** The HTTP methods annotated handlers answer: other requests skip the handler lookup entirely. */
+    /** The HTTP methods annotated endpoints apply to: other requests skip the handler lookup entirely. */
     private final Set<String> annotatedMethods = new HashSet<>();
-    private boolean annotatedForAnyMethod;
 
     public IdempotentEndpoints(ApplicationContext context, IdempotencyEngine engine, OnceOnlyProperties properties) {
         this.context = context;
@@ -82,19 +82,25 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
             }
             Set<String> methods = endpoint.methods().stream().map(m -> m.toUpperCase(Locale.ROOT))
                     .collect(Collectors.toUnmodifiableSet());
-            configured.add(new ConfiguredEndpoint(pattern, methods, new IdempotentEndpoint(endpoint.operation(),
-                    endpoint.keyRequired(), engine, CanonicalJson.standard(), List.of())));
+            configured.add(new ConfiguredEndpoint(pattern, new IdempotentEndpoint(endpoint.operation(), methods,
+                    endpoint.keyRequired(), engine, CanonicalJson.standard(), List.of(),
+                    Set.copyOf(endpoint.fingerprintParameters()))));
         }
         mappings.addAll(context.getBeansOfType(RequestMappingHandlerMapping.class).values());
+        List<HandlerMethodArgumentResolver> resolvers = context.getBeansOfType(RequestMappingHandlerAdapter.class)
+                .values().stream().findFirst().map(RequestMappingHandlerAdapter::getArgumentResolvers)
+                .orElse(List.of());
         for (RequestMappingHandlerMapping mapping : mappings) {
             mapping.getHandlerMethods().forEach((info, handler) -> {
                 Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(handler.getMethod(),
                         Idempotent.class);
                 if (idempotent != null) {
-                    annotated.put(handler.getMethod(), endpoint(idempotent, handler.getMethod()));
-                    Set<RequestMethod> methods = info.getMethodsCondition().getMethods();
-                    annotatedForAnyMethod |= methods.isEmpty();
-                    methods.forEach(method -> annotatedMethods.add(method.name()));
+                    // A mapping without methods answers every method, GET and HEAD too; only these change state.
+                    Set<String> methods = info.getMethodsCondition().getMethods().isEmpty() ? DEFAULT_METHODS
+                            : info.getMethodsCondition().getMethods().stream().map(RequestMethod::name)
+                                    .collect(Collectors.toUnmodifiableSet());
+                    annotated.put(handler.getMethod(), endpoint(idempotent, handler, methods, resolvers));
+                    annotatedMethods.addAll(methods);
                 }
             });
         }
@@ -105,12 +111,15 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         return Map.copyOf(annotated);
     }
 
-    private IdempotentEndpoint endpoint(Idempotent idempotent, Method method) {
+    private IdempotentEndpoint endpoint(Idempotent idempotent, HandlerMethod handler, Set<String> methods,
+            List<HandlerMethodArgumentResolver> resolvers) {
+        Method method = handler.getMethod();
         String where = "@Idempotent on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
-        if (!isSynchronous(method.getReturnType())) {
-            throw IdempotencyConfigurationException.of(where, "the handler returns "
-                    + method.getReturnType().getSimpleName() + "; an idempotent handler must answer synchronously, "
-                    + "so that its outcome is known when it is stored");
+        ResolvableType asynchronous = HandlerSignature.asynchronousReturnType(handler);
+        if (asynchronous != null) {
+            throw IdempotencyConfigurationException.of(where, "the handler returns " + asynchronous + "; an "
+                    + "idempotent handler must answer synchronously, with a declared type, so that its outcome "
+                    + "is known when it is stored");
         }
         if (idempotent.value().length() > 255) {
             throw IdempotencyConfigurationException.of(where, "the operation name is longer than 255 characters");
@@ -147,8 +156,11 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
             variant.transactions(null);
         }
         String operation = idempotent.value().isBlank() ? null : idempotent.value();
-        return new IdempotentEndpoint(operation, idempotent.keyRequired(), variant.build(),
-                CanonicalJson.excluding(List.of(idempotent.excludedFields())), List.of(idempotent.fingerprintHeaders()));
+        Set<String> parameters = new TreeSet<>(List.of(idempotent.fingerprintParameters()));
+        parameters.addAll(HandlerSignature.boundQueryParameters(handler, resolvers));
+        return new IdempotentEndpoint(operation, methods, idempotent.keyRequired(), variant.build(),
+                CanonicalJson.excluding(List.of(idempotent.excludedFields())), List.of(idempotent.fingerprintHeaders()),
+                Set.copyOf(parameters));
     }
 
     private static @Nullable Duration duration(String where, String value) {
@@ -162,16 +174,6 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         }
     }
 
-    private static boolean isSynchronous(Class<?> returnType) {
-        return !(Callable.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)
-                || CompletionStage.class.isAssignableFrom(returnType)
-                || DeferredResult.class.isAssignableFrom(returnType)
-                || ResponseBodyEmitter.class.isAssignableFrom(returnType)
-                || StreamingResponseBody.class.isAssignableFrom(returnType)
-                || returnType.getName().startsWith("org.reactivestreams.")
-                || returnType.getName().startsWith("reactor.core.publisher."));
-    }
-
     /** The endpoint {@code request} goes to, or {@code null} if it is not idempotent. */
     @Nullable Match match(HttpServletRequest request) {
         if (!configured.isEmpty()) {
@@ -179,16 +181,14 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                     request.getContextPath().length()));
             for (ConfiguredEndpoint endpoint : configured) {
                 PathPattern.PathMatchInfo info = endpoint.pattern().matchAndExtract(path);
-                if (info != null && endpoint.methods().contains(request.getMethod())) {
-                    return new Match(endpoint.endpoint(), endpoint.pattern().getPatternString(), info.getUriVariables());
+                if (info != null && endpoint.endpoint().methods().contains(request.getMethod())) {
+                    return new Match(endpoint.endpoint(), endpoint.pattern().getPatternString());
                 }
             }
         }
-        boolean mayBeAnnotated = annotatedForAnyMethod || annotatedMethods.contains(request.getMethod());
-        return mayBeAnnotated ? matchHandler(request) : null;
+        return annotatedMethods.contains(request.getMethod()) ? matchHandler(request) : null;
     }
 
-    @SuppressWarnings("unchecked")
     private @Nullable Match matchHandler(HttpServletRequest request) {
         Object previousPath = request.getAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE);
         try {
@@ -197,13 +197,11 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                 HandlerExecutionChain chain = mapping.getHandler(request);
                 if (chain != null && chain.getHandler() instanceof HandlerMethod handler) {
                     IdempotentEndpoint endpoint = annotated.get(handler.getMethod());
-                    if (endpoint == null) {
+                    if (endpoint == null || !endpoint.methods().contains(request.getMethod())) {
                         return null;
                     }
                     Object route = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-                    Object variables = request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
-                    return new Match(endpoint, String.valueOf(route),
-                            variables instanceof Map<?, ?> map ? (Map<String, String>) map : Map.of());
+                    return new Match(endpoint, String.valueOf(route));
                 }
             }
             return null;

@@ -18,15 +18,18 @@ import org.jspecify.annotations.Nullable;
  */
 final class ProblemResponses {
 
-    private static final Map<String, String> TITLES = Map.of(
-            "missing-idempotency-key", "Idempotency-Key header missing",
-            "invalid-idempotency-key", "Invalid Idempotency-Key header",
-            "malformed-request-body", "Malformed request body",
-            "request-body-too-large", "Request body too large",
-            "idempotency-key-reused", "Idempotency-Key reused with a different request",
-            "request-in-progress", "A request with this Idempotency-Key is in progress",
-            "idempotency-store-unavailable", "Idempotency store unavailable",
-            "authentication-required", "Authentication required");
+    private static final Map<String, String> TITLES = Map.ofEntries(
+            Map.entry("missing-idempotency-key", "Idempotency-Key header missing"),
+            Map.entry("invalid-idempotency-key", "Invalid Idempotency-Key header"),
+            Map.entry("malformed-request-body", "Malformed request body"),
+            Map.entry("request-body-too-large", "Request body too large"),
+            Map.entry("unsupported-content-encoding", "Content-Encoding not supported"),
+            Map.entry("unsupported-charset", "Charset not supported"),
+            Map.entry("idempotency-key-reused", "Idempotency-Key reused with a different request"),
+            Map.entry("request-in-progress", "A request with this Idempotency-Key is in progress"),
+            Map.entry("idempotency-store-unavailable", "Idempotency store unavailable"),
+            Map.entry("authentication-required", "Authentication required"),
+            Map.entry("asynchronous-handler", "Idempotent handler answered asynchronously"));
 
     private final URI typeBase;
     private final int keyReusedStatus;
@@ -45,6 +48,8 @@ final class ProblemResponses {
             case "request-in-progress" -> 409;
             case "idempotency-store-unavailable" -> 503;
             case "request-body-too-large" -> 413;
+            case "unsupported-content-encoding", "unsupported-charset" -> 415;
+            case "asynchronous-handler" -> 500;
             case "authentication-required" -> 401;
             default -> 400;
         };
@@ -78,6 +83,10 @@ final class ProblemResponses {
         response.setHeader("Cache-Control", "no-store");
         if (hint != null) {
             response.setHeader("Retry-After", Long.toString(Math.max(1, (hint.toMillis() + 999) / 1000)));
+        }
+        if ("unsupported-content-encoding".equals(problemType)) {
+            // RFC 9110, 15.5.16: a 415 for a content coding says which codings are accepted.
+            response.setHeader("Accept-Encoding", "identity");
         }
         response.setContentLength(body.length);
         response.getOutputStream().write(body);

@@ -30,9 +30,13 @@ final class ResponseSnapshots {
     static final String REDACTED = "[REDACTED]";
     /** Marks a replay whose body was too large, or unreadable for redaction, to be stored. */
     static final String BODY_OMITTED_HEADER = "Idempotent-Body-Omitted";
-    /** Always stored and replayed; configured headers come in addition. */
-    static final List<String> DEFAULT_REPLAY_HEADERS = List.of("Content-Type", "Location", "ETag",
-            "Content-Language");
+    /**
+     * Always stored and replayed; configured headers come in addition. The representation headers go with the
+     * body, so that a replayed body reads as the first did (a gzip body without its {@code Content-Encoding}
+     * would not).
+     */
+    static final List<String> DEFAULT_REPLAY_HEADERS = List.of("Content-Type", "Content-Encoding",
+            "Content-Disposition", "Content-Language", "Vary", "Location", "ETag");
 
     private static final Logger log = LoggerFactory.getLogger(ResponseSnapshots.class);
     private static final JsonMapper JSON = JsonMapper.builder().build();

@@ -1,0 +1,34 @@
+package dev.onceonly.spring.boot.web;
+
+import dev.onceonly.IdempotencyException;
+
+/**
+ * The body of a request to an idempotent endpoint is encoded in a way it cannot be fingerprinted as the handler
+ * reads it: 415. The detail names the rule, never the value the client sent.
+ */
+final class UnsupportedRequestEncodingException extends IdempotencyException {
+
+    private final String problemType;
+
+    private UnsupportedRequestEncodingException(String problemType, String message) {
+        super(message, false);
+        this.problemType = problemType;
+    }
+
+    /** A {@code Content-Encoding} other than {@code identity}, such as gzip. */
+    static UnsupportedRequestEncodingException ofContentEncoding() {
+        return new UnsupportedRequestEncodingException("unsupported-content-encoding", "An idempotent endpoint "
+                + "accepts only request bodies without a Content-Encoding; send the body uncompressed");
+    }
+
+    /** A {@code charset} parameter that names no charset this server supports. */
+    static UnsupportedRequestEncodingException ofCharset() {
+        return new UnsupportedRequestEncodingException("unsupported-charset", "The charset the Content-Type "
+                + "declares is not supported; send the body in UTF-8");
+    }
+
+    @Override
+    public String problemType() {
+        return problemType;
+    }
+}
