@@ -4,6 +4,7 @@ import dev.onceonly.CanonicalJson;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyEngineBuilder;
+import dev.onceonly.IdempotencyMode;
 import dev.onceonly.OutcomePolicy;
 import dev.onceonly.OutcomePolicy.Decision;
 import dev.onceonly.Retention;
@@ -143,11 +144,17 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         if (!overrides.isEmpty()) {
             variant.outcomePolicy(engine.outcomePolicy().overriding(overrides));
         }
-        if (idempotent.leased()) {
-            variant.transactions(null);
+        if (idempotent.mode() != IdempotencyMode.AUTO) {
+            variant.mode(idempotent.mode());
+        }
+        IdempotencyEngine endpointEngine;
+        try {
+            endpointEngine = variant.build();
+        } catch (IdempotencyConfigurationException e) {
+            throw e.renamed(where + " mode");
         }
         String operation = idempotent.value().isBlank() ? null : idempotent.value();
-        return new IdempotentEndpoint(operation, idempotent.keyRequired(), variant.build(),
+        return new IdempotentEndpoint(operation, idempotent.keyRequired(), endpointEngine,
                 CanonicalJson.excluding(List.of(idempotent.excludedFields())), List.of(idempotent.fingerprintHeaders()));
     }
 
