@@ -60,7 +60,9 @@ final class IdempotentPlacementCheck implements SmartInitializingSingleton {
         Set<Method> annotated = new HashSet<>();
         for (String name : context.getBeanDefinitionNames()) {
             Class<?> type = context.getType(name, false);
-            if (type == null || !AnnotationUtils.isCandidateClass(type, Idempotent.class)) {
+            // Spring's own infrastructure beans cannot carry the annotation: skipping them keeps startup cheap.
+            if (type == null || type.getName().startsWith("org.springframework.")
+                    || !AnnotationUtils.isCandidateClass(type, Idempotent.class)) {
                 continue;
             }
             annotated.addAll(MethodIntrospector.selectMethods(ClassUtils.getUserClass(type),

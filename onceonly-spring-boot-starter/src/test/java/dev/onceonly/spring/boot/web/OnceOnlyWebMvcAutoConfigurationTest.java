@@ -8,8 +8,10 @@ import dev.onceonly.IdempotencyMode;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spring.boot.IdempotencyEngineCustomizer;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.PassThroughTransactionRunner;
+import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -88,6 +90,16 @@ class OnceOnlyWebMvcAutoConfigurationTest {
                     assertThat(modes).containsEntry("pay", IdempotencyMode.LEASED)
                             .containsEntry("create", IdempotencyMode.TRANSACTIONAL);
                 });
+    }
+
+    @Test
+    void customizedEngineSettingsHoldForTheEndpointsToo() {
+        runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
+                .withBean(IdempotencyEngineCustomizer.class, () -> builder -> builder.retryAfter(Duration.ofSeconds(9)))
+                .withUserConfiguration(ModeController.class)
+                .run(context -> assertThat(context.getBean(IdempotentEndpoints.class).annotatedEndpoints().values())
+                        .hasSize(2).allSatisfy(endpoint -> assertThat(endpoint.engine().retryAfter())
+                                .isEqualTo(Duration.ofSeconds(9))));
     }
 
     @Test
