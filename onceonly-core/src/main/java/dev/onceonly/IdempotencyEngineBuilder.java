@@ -91,8 +91,8 @@ public final class IdempotencyEngineBuilder {
     }
 
     /**
-     * The transactions of {@link IdempotencyMode#TRANSACTIONAL transactional mode}, which {@link IdempotencyMode#AUTO}
-     * (the default mode) then chooses; without one the engine works in leased mode.
+     * The transactions of {@link IdempotencyMode#TRANSACTIONAL transactional mode}, which the default mode
+     * {@link IdempotencyMode#AUTO} then chooses; without them the engine works in leased mode.
      */
     public IdempotencyEngineBuilder transactions(TransactionRunner transactions) {
         this.transactions = Objects.requireNonNull(transactions, "transactions");
@@ -100,8 +100,9 @@ public final class IdempotencyEngineBuilder {
     }
 
     /**
-     * How the work runs; default {@link IdempotencyMode#AUTO}: transactional when {@link #transactions} are set,
-     * else leased. {@link IdempotencyMode#TRANSACTIONAL} without transactions fails at {@link #build()}.
+     * How the work runs; default {@link IdempotencyMode#AUTO}: transactional when
+     * {@link #transactions(TransactionRunner)} are set, else leased. {@link IdempotencyMode#TRANSACTIONAL} without
+     * them fails at {@link #build()}.
      */
     public IdempotencyEngineBuilder mode(IdempotencyMode mode) {
         this.mode = Objects.requireNonNull(mode, "mode");

@@ -89,7 +89,8 @@ class OnceOnlyAutoConfigurationTest {
             assertThat(fromProperties.retention()).isEqualTo(builderDefaults.retention());
             assertThat(fromProperties.replayCacheTimeToLive()).isEqualTo(builderDefaults.replayCacheTimeToLive());
             assertThat(fromProperties.replayCacheMaxBytes()).isEqualTo(builderDefaults.replayCacheMaxBytes());
-            assertThat(context.getBean(IdempotencyKeyFormat.class)).hasToString(IdempotencyKeyFormat.DEFAULT.toString());
+            assertThat(context.getBean(IdempotencyKeyFormat.class))
+                    .hasToString(IdempotencyKeyFormat.DEFAULT.toString());
         });
     }
 

@@ -36,7 +36,8 @@ class OnceOnlyModeTest {
 
     @Test
     void twoRunnersOfWhichOneIsPrimaryAreNotAmbiguous() {
-        runner.withBean("ordersRunner", TransactionRunner.class, PassThroughTransactionRunner::new, bean -> bean.setPrimary(true))
+        runner.withBean("ordersRunner", TransactionRunner.class, PassThroughTransactionRunner::new,
+                        bean -> bean.setPrimary(true))
                 .withBean("billingRunner", TransactionRunner.class, PassThroughTransactionRunner::new)
                 .run(context -> assertThat(context.getBean(IdempotencyEngine.class).mode())
                         .isEqualTo(IdempotencyMode.TRANSACTIONAL));
@@ -66,7 +67,8 @@ class OnceOnlyModeTest {
 
     @Test
     void leasedModeWinsOverARunner() {
-        runner.withPropertyValues("onceonly.mode=leased").withBean(TransactionRunner.class, PassThroughTransactionRunner::new)
+        runner.withPropertyValues("onceonly.mode=leased")
+                .withBean(TransactionRunner.class, PassThroughTransactionRunner::new)
                 .run(context -> assertThat(context.getBean(IdempotencyEngine.class).mode())
                         .isEqualTo(IdempotencyMode.LEASED));
     }

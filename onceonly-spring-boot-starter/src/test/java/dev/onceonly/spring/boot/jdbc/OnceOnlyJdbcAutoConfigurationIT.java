@@ -54,7 +54,8 @@ class OnceOnlyJdbcAutoConfigurationIT {
     @Test
     void usersStoreBesideTheTransactionManagerStopsStartupInsteadOfRunningLeased() {
         runner.withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
-                .run(context -> assertStartupFailure(context).hasMessageContaining("transaction manager but no TransactionRunner")
+                .run(context -> assertStartupFailure(context)
+                        .hasMessageContaining("transaction manager but no TransactionRunner")
                         .hasMessageContaining("onceonly.mode=leased"));
     }
 

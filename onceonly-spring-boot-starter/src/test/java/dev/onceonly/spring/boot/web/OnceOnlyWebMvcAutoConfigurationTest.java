@@ -73,7 +73,8 @@ class OnceOnlyWebMvcAutoConfigurationTest {
     void badAnnotationValueStopsStartupNamingTheMethod() {
         runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
                 .withUserConfiguration(BadController.class)
-                .run(context -> assertStartupFailure(context).hasMessageContaining("BadController.create").hasMessageContaining("soon"));
+                .run(context -> assertStartupFailure(context).hasMessageContaining("BadController.create")
+                        .hasMessageContaining("soon"));
     }
 
     @Test
@@ -86,7 +87,8 @@ class OnceOnlyWebMvcAutoConfigurationTest {
                             .annotatedEndpoints().entrySet().stream().collect(Collectors.toMap(
                                     entry -> entry.getKey().getName(), entry -> entry.getValue().engine().mode()));
 
-                    assertThat(context.getBean(IdempotencyEngine.class).mode()).isEqualTo(IdempotencyMode.TRANSACTIONAL);
+                    assertThat(context.getBean(IdempotencyEngine.class).mode())
+                            .isEqualTo(IdempotencyMode.TRANSACTIONAL);
                     assertThat(modes).containsEntry("pay", IdempotencyMode.LEASED)
                             .containsEntry("create", IdempotencyMode.TRANSACTIONAL);
                 });
@@ -106,7 +108,8 @@ class OnceOnlyWebMvcAutoConfigurationTest {
     void endpointThatChoosesTransactionalModeWithoutRunnerStopsStartupNamingTheMethod() {
         runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
                 .withUserConfiguration(TransactionalController.class)
-                .run(context -> assertStartupFailure(context).hasMessageContaining("TransactionalController.create mode")
+                .run(context -> assertStartupFailure(context)
+                        .hasMessageContaining("TransactionalController.create mode")
                         .hasMessageContaining("needs a TransactionRunner"));
     }
 
@@ -133,7 +136,8 @@ class OnceOnlyWebMvcAutoConfigurationTest {
                         OnceOnlyWebMvcAutoConfiguration.class))
                 .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
                 .withUserConfiguration(ModeController.class)
-                .run(context -> assertStartupFailure(context).hasMessageContaining("WebFlux").hasMessageContaining("Spring MVC"));
+                .run(context -> assertStartupFailure(context).hasMessageContaining("WebFlux")
+                        .hasMessageContaining("Spring MVC"));
     }
 
     @Test
