@@ -8,6 +8,8 @@ import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -33,15 +35,18 @@ class IdempotencyConfigurationFailureAnalyzerTest {
         assertThat(analysis.getAction()).isEqualTo("Set onceonly.mode=leased");
     }
 
-    @Test
-    void aRefusedPropertyIsReportedWithDescriptionAndAction(CapturedOutput output) {
+    /** One property the engine builder refuses, one refused while the properties are bound. */
+    @ParameterizedTest
+    @CsvSource({"onceonly.wait-timeout=-1s, onceonly.wait-timeout",
+        "onceonly.http.key-reused-status=418, onceonly.http.key-reused-status"})
+    void aRefusedPropertyIsReportedWithDescriptionAndAction(String property, String name, CapturedOutput output) {
         SpringApplicationBuilder application = new SpringApplicationBuilder(App.class)
-                .web(WebApplicationType.NONE).properties("onceonly.wait-timeout=-1s");
+                .web(WebApplicationType.NONE).properties(property);
 
         assertThatThrownBy(application::run).isNotNull();
 
-        assertThat(output).contains("Description:").contains("OnceOnly refused the setting 'onceonly.wait-timeout'")
-                .contains("Action:").contains("Change 'onceonly.wait-timeout' to an accepted value.");
+        assertThat(output).contains("Description:").contains("OnceOnly refused the setting '" + name + "'")
+                .contains("Action:");
     }
 
     @Configuration(proxyBeanMethods = false)
