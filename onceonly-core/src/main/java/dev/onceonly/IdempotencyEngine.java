@@ -37,14 +37,14 @@ import org.slf4j.LoggerFactory;
  *       runs out, then {@link RequestInProgressException}.</li>
  * </ol>
  *
- * <p>Two modes:
+ * <p>Two {@linkplain IdempotencyMode modes}:
  * <ul>
- *   <li><b>Transactional</b> (a {@link TransactionRunner} is set): claim, work and completion run in one
+ *   <li><b>Transactional</b> (needs a {@link TransactionRunner}): claim, work and completion run in one
  *       transaction, so they commit or roll back together; a retryable outcome or an exception rolls back the
  *       claim with the business writes. A duplicate blocks in the database on the uncommitted claim for at most
  *       the remaining wait; a claim the database gave up on (lock timeout, deadlock victim) is tried again in a
  *       new transaction while the wait lasts. For short requests against one database.</li>
- *   <li><b>Leased</b> (no runner): the claim commits at once with a lease, the work runs outside any
+ *   <li><b>Leased</b> (no transaction): the claim commits at once with a lease, the work runs outside any
  *       transaction, and a fenced completion stores the outcome. An attempt whose lease ran out may be taken
  *       over by a retry; the stale attempt's completion is then refused. For work that calls other systems:
  *       pass the idempotency key on to them, so a takeover cannot repeat their effect. Choose a lease longer
@@ -74,6 +74,10 @@ public final class IdempotencyEngine {
     private final Duration retryAfter;
     private final Retention retention;
     private final OutcomePolicy outcomePolicy;
+    private final IdempotencyMode mode;
+    /** The builder's runner, kept for variants that choose transactional mode. */
+    private final @Nullable TransactionRunner runner;
+    /** The runner when this engine is transactional, else {@code null}. */
     private final @Nullable TransactionRunner transactions;
     private final ConcurrentMap<IdempotencyScope, CountDownLatch> inFlight = new ConcurrentHashMap<>();
     private final Duration replayCacheTimeToLive;
@@ -89,7 +93,9 @@ public final class IdempotencyEngine {
         this.retryAfter = builder.retryAfter;
         this.retention = builder.retention;
         this.outcomePolicy = builder.outcomePolicy;
-        this.transactions = builder.transactions;
+        this.mode = builder.resolvedMode();
+        this.runner = builder.transactions;
+        this.transactions = mode == IdempotencyMode.TRANSACTIONAL ? builder.transactions : null;
         this.replayCacheTimeToLive = builder.replayCacheTimeToLive;
         this.replayCacheMaxBytes = builder.replayCacheMaxBytes;
         this.replays = builder.replayCacheTimeToLive.isZero() ? null
@@ -111,7 +117,8 @@ public final class IdempotencyEngine {
         builder.retryAfter = retryAfter;
         builder.retention = retention;
         builder.outcomePolicy = outcomePolicy;
-        builder.transactions = transactions;
+        builder.mode = mode;
+        builder.transactions = runner;
         builder.replayCacheTimeToLive = replayCacheTimeToLive;
         builder.replayCacheMaxBytes = replayCacheMaxBytes;
         // Variants (one per endpoint) share this engine's memory budget rather than adding their own.
@@ -119,13 +126,31 @@ public final class IdempotencyEngine {
         return builder;
     }
 
-    /** Whether this engine runs claim, work and completion in one transaction. */
-    public boolean isTransactional() {
-        return transactions != null;
+    /** How this engine runs the work: {@link IdempotencyMode#TRANSACTIONAL} or {@link IdempotencyMode#LEASED}. */
+    public IdempotencyMode mode() {
+        return mode;
+    }
+
+    public Duration leaseDuration() {
+        return leaseDuration;
+    }
+
+    public Duration waitTimeout() {
+        return waitTimeout;
     }
 
     public Duration retryAfter() {
         return retryAfter;
+    }
+
+    /** How long finished outcomes are also answered from memory; {@link Duration#ZERO} when that is off. */
+    public Duration replayCacheTimeToLive() {
+        return replayCacheTimeToLive;
+    }
+
+    /** The body bytes the replay cache may hold. */
+    public long replayCacheMaxBytes() {
+        return replayCacheMaxBytes;
     }
 
     public OutcomePolicy outcomePolicy() {
@@ -134,6 +159,11 @@ public final class IdempotencyEngine {
 
     public Retention retention() {
         return retention;
+    }
+
+    /** Purges up to {@code limit} records expired by this engine's clock through its store; returns how many. */
+    public int purgeExpired(int limit) {
+        return store.purgeExpired(clock.instant(), limit);
     }
 
     /**

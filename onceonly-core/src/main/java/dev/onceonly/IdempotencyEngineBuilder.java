@@ -19,15 +19,16 @@ public final class IdempotencyEngineBuilder {
 
     final IdempotencyStore store;
     Clock clock = Clock.systemUTC();
-    Duration leaseDuration = Duration.ofSeconds(30);
-    Duration waitTimeout = Duration.ZERO;
+    Duration leaseDuration = Duration.parse(IdempotencyDefaults.LEASE_DURATION);
+    Duration waitTimeout = Duration.parse(IdempotencyDefaults.WAIT_TIMEOUT);
     Duration pollInterval = Duration.ofMillis(50);
-    Duration retryAfter = Duration.ofSeconds(1);
+    Duration retryAfter = Duration.parse(IdempotencyDefaults.RETRY_AFTER);
     Retention retention = Retention.DEFAULT;
     OutcomePolicy outcomePolicy = OutcomePolicy.standard();
+    IdempotencyMode mode = IdempotencyMode.AUTO;
     @Nullable TransactionRunner transactions;
-    Duration replayCacheTimeToLive = Duration.ofSeconds(5);
-    long replayCacheMaxBytes = 16L << 20;
+    Duration replayCacheTimeToLive = Duration.parse(IdempotencyDefaults.REPLAY_CACHE_TIME_TO_LIVE);
+    long replayCacheMaxBytes = IdempotencyDefaults.REPLAY_CACHE_MAX_BYTES;
     @Nullable ReplayCache sharedReplays;
 
     IdempotencyEngineBuilder(IdempotencyStore store) {
@@ -52,7 +53,7 @@ public final class IdempotencyEngineBuilder {
     }
 
     /**
-     * How long a duplicate waits for a running attempt to finish before it is refused; default 0, at most
+     * How long a duplicate waits for a running attempt to finish before it is refused; default 1 s, at most
      * 10 minutes.
      */
     public IdempotencyEngineBuilder waitTimeout(Duration waitTimeout) {
@@ -90,10 +91,21 @@ public final class IdempotencyEngineBuilder {
     }
 
     /**
-     * Switches to transactional mode; without a runner ({@code null}) the engine works in leased mode.
+     * The transactions of {@link IdempotencyMode#TRANSACTIONAL transactional mode}, which the default mode
+     * {@link IdempotencyMode#AUTO} then chooses; without them the engine works in leased mode.
      */
-    public IdempotencyEngineBuilder transactions(@Nullable TransactionRunner transactions) {
-        this.transactions = transactions;
+    public IdempotencyEngineBuilder transactions(TransactionRunner transactions) {
+        this.transactions = Objects.requireNonNull(transactions, "transactions");
+        return this;
+    }
+
+    /**
+     * How the work runs; default {@link IdempotencyMode#AUTO}: transactional when
+     * {@link #transactions(TransactionRunner)} are set, else leased. {@link IdempotencyMode#TRANSACTIONAL} without
+     * them fails at {@link #build()}.
+     */
+    public IdempotencyEngineBuilder mode(IdempotencyMode mode) {
+        this.mode = Objects.requireNonNull(mode, "mode");
         return this;
     }
 
@@ -114,8 +126,26 @@ public final class IdempotencyEngineBuilder {
         return this;
     }
 
+    /**
+     * @throws IdempotencyConfigurationException for transactional mode without a {@link TransactionRunner}
+     */
     public IdempotencyEngine build() {
         return new IdempotencyEngine(this);
+    }
+
+    /** The mode {@link #build()} gives the engine. */
+    IdempotencyMode resolvedMode() {
+        return switch (mode) {
+            case AUTO -> transactions != null ? IdempotencyMode.TRANSACTIONAL : IdempotencyMode.LEASED;
+            case TRANSACTIONAL -> {
+                if (transactions == null) {
+                    throw IdempotencyConfigurationException.of("mode", "transactional mode needs a "
+                            + "TransactionRunner, and none is set", "Set transactions(…), or choose leased mode");
+                }
+                yield IdempotencyMode.TRANSACTIONAL;
+            }
+            case LEASED -> IdempotencyMode.LEASED;
+        };
     }
 
     private static Duration positive(String name, Duration value) {

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
 public final class IdempotencyKeyFormat {
 
     /** {@code ^[A-Za-z0-9_-]{16,128}$}. */
-    public static final IdempotencyKeyFormat DEFAULT = lengthBetween(16, 128);
+    public static final IdempotencyKeyFormat DEFAULT = lengthBetween(IdempotencyDefaults.KEY_MIN_LENGTH,
+            IdempotencyDefaults.KEY_MAX_LENGTH);
 
     private final int minLength;
     private final int maxLength;

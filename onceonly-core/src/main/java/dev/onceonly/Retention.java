@@ -15,8 +15,9 @@ public record Retention(Duration succeeded, Duration failed) {
     /** The longest retention accepted: ten years keeps every computed time far inside what stores hold. */
     public static final Duration MAX = Duration.ofDays(3650);
 
-    /** 24 hours for every record, as Stripe keeps keys. */
-    public static final Retention DEFAULT = new Retention(Duration.ofHours(24), Duration.ofHours(24));
+    /** {@value IdempotencyDefaults#RETENTION} for every record, as Stripe keeps keys. */
+    public static final Retention DEFAULT = new Retention(Duration.parse(IdempotencyDefaults.RETENTION),
+            Duration.parse(IdempotencyDefaults.RETENTION));
 
     public Retention {
         requirePositive("retention.succeeded", succeeded);

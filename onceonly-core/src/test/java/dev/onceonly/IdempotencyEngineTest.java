@@ -49,6 +49,7 @@ class IdempotencyEngineTest {
         return IdempotencyEngine.builder(store)
                 .clock(Clock.fixed(START.plus(sinceStart), ZoneOffset.UTC))
                 .leaseDuration(LEASE)
+                .waitTimeout(Duration.ZERO)
                 .build();
     }
 

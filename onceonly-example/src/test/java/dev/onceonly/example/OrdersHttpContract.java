@@ -3,6 +3,7 @@ package dev.onceonly.example;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyMode;
 import dev.onceonly.example.orders.OrderPlaced;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
@@ -142,7 +143,7 @@ abstract class OrdersHttpContract {
         int afterFailure = orders("acme/alice");
         HttpResponse<byte[]> retry = post("alice", List.of(key), ORDER);
 
-        assertThat(engine.isTransactional()).isTrue();
+        assertThat(engine.mode()).isEqualTo(IdempotencyMode.TRANSACTIONAL);
         assertThat(failed.statusCode()).isEqualTo(500);
         // The failure came after the order's INSERT: the insert and the key were rolled back together.
         assertThat(afterFailure).isEqualTo(before);

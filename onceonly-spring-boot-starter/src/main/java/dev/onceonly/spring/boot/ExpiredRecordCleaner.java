@@ -1,7 +1,6 @@
 package dev.onceonly.spring.boot;
 
-import dev.onceonly.spi.IdempotencyStore;
-import java.time.Clock;
+import dev.onceonly.IdempotencyEngine;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -13,20 +12,19 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Deletes expired records every {@code interval}: batches of {@code batchSize} with a pause between them, until
  * a batch comes back short. Unthrottled deletes slow concurrent first executions, hence the pause. A failed run is
- * logged and the next one tries again. Runs on one daemon thread of its own.
+ * logged and the next one tries again. Runs on one daemon thread of its own. What has expired is decided by the
+ * engine's clock, and the engine's store deletes, so that its decorators (metrics) see the purge.
  */
 public final class ExpiredRecordCleaner implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(ExpiredRecordCleaner.class);
 
-    private final IdempotencyStore store;
-    private final Clock clock;
+    private final IdempotencyEngine engine;
     private final OnceOnlyProperties.Cleanup settings;
     private @Nullable ScheduledExecutorService scheduler;
 
-    public ExpiredRecordCleaner(IdempotencyStore store, Clock clock, OnceOnlyProperties.Cleanup settings) {
-        this.store = store;
-        this.clock = clock;
+    public ExpiredRecordCleaner(IdempotencyEngine engine, OnceOnlyProperties.Cleanup settings) {
+        this.engine = engine;
         this.settings = settings;
     }
 
@@ -35,7 +33,7 @@ public final class ExpiredRecordCleaner implements SmartLifecycle {
         int total = 0;
         int deleted;
         do {
-            deleted = store.purgeExpired(clock.instant(), settings.batchSize());
+            deleted = engine.purgeExpired(settings.batchSize());
             total += deleted;
             if (deleted == settings.batchSize() && !settings.batchPause().isZero()) {
                 try {

@@ -2,21 +2,27 @@ package dev.onceonly.spring.boot;
 
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyEngineBuilder;
 import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.Retention;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.spi.IdempotencyStore;
+import java.time.Clock;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 /**
  * The engine and key format from {@code onceonly.*}. The store is whatever {@link IdempotencyStore} bean
- * exists: the JDBC store when there is a {@code DataSource}, or one you define. Transactional mode is on when a
- * {@link TransactionRunner} exists (the JDBC auto-configuration makes one from the transaction manager).
+ * exists: the JDBC store when there is a {@code DataSource}, or one you define. The mode follows
+ * {@code onceonly.mode} and the {@link TransactionRunner} bean (the JDBC auto-configuration makes one from the
+ * transaction manager); see {@link EngineModeSelection}. A {@link Clock} bean, if any, is the engine's clock, and
+ * {@link IdempotencyEngineCustomizer} beans adjust the builder last.
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "onceonly.enabled", matchIfMissing = true)
@@ -26,31 +32,59 @@ public class OnceOnlyAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     IdempotencyKeyFormat idempotencyKeyFormat(OnceOnlyProperties properties) {
-        OnceOnlyProperties.Key key = properties.key();
-        return key.pattern() != null ? IdempotencyKeyFormat.matching(key.pattern())
-                : IdempotencyKeyFormat.lengthBetween(key.minLength(), key.maxLength());
+        return properties.key().format();
     }
 
     @Bean
     @ConditionalOnMissingBean
     IdempotencyEngine idempotencyEngine(ObjectProvider<IdempotencyStore> store,
             ObjectProvider<TransactionRunner> transactions, ObjectProvider<IdempotencyStoreDecorator> decorators,
-            OnceOnlyProperties properties) {
+            ObjectProvider<IdempotencyEngineCustomizer> customizers, ObjectProvider<Clock> clock,
+            ListableBeanFactory beans, OnceOnlyProperties properties) {
         IdempotencyStore available = store.getIfUnique();
         if (available == null) {
-            throw IdempotencyConfigurationException.of("IdempotencyStore", "no single IdempotencyStore bean exists; "
-                    + "add a DataSource for the JDBC store, or define one IdempotencyStore bean");
+            throw IdempotencyConfigurationException.of("IdempotencyStore", "no single IdempotencyStore bean "
+                    + "exists", "Add a DataSource for the JDBC store, or define one IdempotencyStore bean");
         }
         for (IdempotencyStoreDecorator decorator : decorators.orderedStream().toList()) {
             available = decorator.decorate(available);
         }
-        return IdempotencyEngine.builder(available)
-                .leaseDuration(properties.lease().duration())
-                .waitTimeout(properties.waitTimeout())
-                .retryAfter(properties.retryAfter())
-                .retention(new Retention(properties.retention().succeeded(), properties.retention().failed()))
-                .replayCache(properties.replayCache().timeToLive(), properties.replayCache().maxSize().toBytes())
-                .transactions(transactions.getIfUnique())
-                .build();
+        EngineModeSelection mode = EngineModeSelection.select(properties.mode(), transactions, beans);
+        IdempotencyEngineBuilder builder = IdempotencyEngine.builder(available)
+                .clock(clock.getIfAvailable(Clock::systemUTC))
+                .mode(mode.mode());
+        if (mode.runner() != null) {
+            builder.transactions(mode.runner());
+        }
+        applyProperties(builder, properties);
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+        return builder.build();
+    }
+
+    @Bean
+    IdempotentPlacementCheck idempotentPlacementCheck(ApplicationContext context) {
+        return new IdempotentPlacementCheck(context);
+    }
+
+    /** The builder checks every value by core's rules; a refusal names the property it came from. */
+    private static void applyProperties(IdempotencyEngineBuilder builder, OnceOnlyProperties properties) {
+        set("onceonly.lease.duration", () -> builder.leaseDuration(properties.lease().duration()));
+        set("onceonly.wait-timeout", () -> builder.waitTimeout(properties.waitTimeout()));
+        set("onceonly.retry-after", () -> builder.retryAfter(properties.retryAfter()));
+        set("onceonly.replay-cache.time-to-live/max-size", () -> builder.replayCache(
+                properties.replayCache().timeToLive(), properties.replayCache().maxSize().toBytes()));
+        try {
+            builder.retention(new Retention(properties.retention().succeeded(), properties.retention().failed()));
+        } catch (IdempotencyConfigurationException e) {
+            throw e.renamed("onceonly." + e.setting());
+        }
+    }
+
+    private static void set(String property, Runnable setter) {
+        try {
+            setter.run();
+        } catch (IdempotencyConfigurationException e) {
+            throw e.renamed(property);
+        }
     }
 }

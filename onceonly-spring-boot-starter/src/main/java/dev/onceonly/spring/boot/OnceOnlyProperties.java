@@ -1,7 +1,11 @@
 package dev.onceonly.spring.boot;
 
 import dev.onceonly.IdempotencyConfigurationException;
-import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyDefaults;
+import dev.onceonly.IdempotencyKeyFormat;
+import dev.onceonly.IdempotencyMode;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.jdbc.JdbcIdempotencyStore;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -13,13 +17,19 @@ import org.springframework.util.unit.DataSize;
 
 /**
  * Everything under {@code onceonly.*}. Every value is validated when the application starts; a bad value stops
- * it with a message that names the property.
+ * it with a message that names the property. The engine's defaults and rules come from onceonly-core
+ * ({@link IdempotencyDefaults}, the engine builder), so they never drift from the engine's own.
+ *
+ * <p>The parameter descriptions below become the IDE's property documentation, so they are plain text.
  *
  * @param enabled whether the starter configures anything at all
+ * @param mode how idempotent work runs: auto (transactional when a TransactionRunner bean exists, which the
+ *     JDBC store brings with a transaction manager), transactional or leased
  * @param key how keys look
  * @param lease leased mode
- * @param waitTimeout how long a duplicate waits for the first attempt to finish before it gets 409
- * @param retryAfter the {@code Retry-After} sent with 409 and 503
+ * @param waitTimeout how long a duplicate waits for the first attempt to finish before it gets 409 (at most 10
+ *     minutes)
+ * @param retryAfter the Retry-After sent with 409 and 503
  * @param retention how long outcomes are kept
  * @param http the HTTP protocol
  * @param jdbc the JDBC store
@@ -29,76 +39,69 @@ import org.springframework.util.unit.DataSize;
 @ConfigurationProperties("onceonly")
 public record OnceOnlyProperties(
         @DefaultValue("true") boolean enabled,
+        @DefaultValue("auto") IdempotencyMode mode,
         @DefaultValue Key key,
         @DefaultValue Lease lease,
-        @DefaultValue("1s") Duration waitTimeout,
-        @DefaultValue("1s") Duration retryAfter,
+        @DefaultValue(IdempotencyDefaults.WAIT_TIMEOUT) Duration waitTimeout,
+        @DefaultValue(IdempotencyDefaults.RETRY_AFTER) Duration retryAfter,
         @DefaultValue Retention retention,
         @DefaultValue Http http,
         @DefaultValue Jdbc jdbc,
         @DefaultValue Cleanup cleanup,
         @DefaultValue ReplayCache replayCache) {
 
-    public OnceOnlyProperties {
-        requireNotNegative("onceonly.wait-timeout", waitTimeout);
-        requirePositive("onceonly.retry-after", retryAfter);
-    }
-
     /**
      * @param headerName the request header that carries the key
-     * @param minLength the shortest key accepted (default format)
-     * @param maxLength the longest key accepted (default format, at most 255)
-     * @param pattern a regular expression keys must match instead of the default format
+     * @param minLength the shortest key accepted (default rule: letters, digits, '_' and '-')
+     * @param maxLength the longest key accepted (default rule, at most 255)
+     * @param pattern a regular expression keys must match instead of the default rule
      */
     public record Key(
             @DefaultValue("Idempotency-Key") String headerName,
-            @DefaultValue("16") int minLength,
-            @DefaultValue("128") int maxLength,
+            @DefaultValue("" + IdempotencyDefaults.KEY_MIN_LENGTH) int minLength,
+            @DefaultValue("" + IdempotencyDefaults.KEY_MAX_LENGTH) int maxLength,
             @Nullable String pattern) {
 
         public Key {
             if (headerName.isBlank()) {
                 throw IdempotencyConfigurationException.of("onceonly.key.header-name", "must not be blank");
             }
-            if (minLength < 1 || minLength > maxLength || maxLength > IdempotencyKey.MAX_LENGTH) {
-                throw IdempotencyConfigurationException.of("onceonly.key.min-length/max-length", "expected 1 <= "
-                        + "min-length <= max-length <= " + IdempotencyKey.MAX_LENGTH + " but got " + minLength + " and "
-                        + maxLength);
+        }
+
+        /** The key rule these properties describe, checked by onceonly-core's own rules. */
+        public IdempotencyKeyFormat format() {
+            try {
+                return pattern != null ? IdempotencyKeyFormat.matching(pattern)
+                        : IdempotencyKeyFormat.lengthBetween(minLength, maxLength);
+            } catch (IdempotencyConfigurationException e) {
+                throw e.renamed(pattern != null ? "onceonly.key.pattern" : "onceonly.key.min-length/max-length");
             }
         }
     }
 
-    /** @param duration how long a leased attempt owns its record before a retry may take it over */
-    public record Lease(@DefaultValue("30s") Duration duration) {
-
-        public Lease {
-            requirePositive("onceonly.lease.duration", duration);
-        }
+    /** @param duration how long a leased attempt owns its record before a retry may take it over (at most 1 day) */
+    public record Lease(@DefaultValue(IdempotencyDefaults.LEASE_DURATION) Duration duration) {
     }
 
     /**
      * @param succeeded how long a succeeded outcome is replayed
      * @param failed how long a failed outcome (final or retryable) is kept
      */
-    public record Retention(@DefaultValue("24h") Duration succeeded, @DefaultValue("24h") Duration failed) {
-
-        public Retention {
-            requirePositive("onceonly.retention.succeeded", succeeded);
-            requirePositive("onceonly.retention.failed", failed);
-        }
+    public record Retention(
+            @DefaultValue(IdempotencyDefaults.RETENTION) Duration succeeded,
+            @DefaultValue(IdempotencyDefaults.RETENTION) Duration failed) {
     }
 
     /**
      * @param replayHeaders response headers stored and replayed besides the status and body, in addition to
-     *     {@code Content-Type}, {@code Content-Encoding}, {@code Content-Disposition}, {@code Content-Language},
-     *     {@code Vary}, {@code Location} and {@code ETag}
+     *     Content-Type, Content-Encoding, Content-Disposition, Content-Language, Vary, Location and ETag
      * @param maxRequestBody the largest request body an idempotent endpoint accepts (413 beyond)
      * @param maxResponseBody the largest response body stored; a larger outcome is stored without its body and
-     *     replayed with {@code Idempotent-Body-Omitted: true}
+     *     replayed with Idempotent-Body-Omitted: true
      * @param keyReusedStatus the status for a key reused with another request: 422 (IETF draft) or 409
-     * @param problemTypeBase the base URI of the problem {@code type}s
-     * @param redactedResponseFields JSON Pointers of response fields replaced by {@code "[REDACTED]"} before storing
-     * @param endpoints endpoints that cannot carry {@code @Idempotent}, matched by path pattern
+     * @param problemTypeBase the base URI of the problem types
+     * @param redactedResponseFields JSON Pointers of response fields replaced by "[REDACTED]" before storing
+     * @param endpoints endpoints that cannot carry the Idempotent annotation, matched by path pattern
      * @param allowAnonymous whether requests without an authenticated owner may use idempotent endpoints; they all
      *     share one owner, so anyone who learns a key could read its response
      */
@@ -131,11 +134,11 @@ public record OnceOnlyProperties(
     /**
      * An endpoint made idempotent by configuration.
      *
-     * @param path a path pattern such as {@code /api/legacy/payments/**}
+     * @param path a path pattern such as /api/legacy/payments/**
      * @param methods the HTTP methods it applies to
      * @param operation the operation name (default: method and pattern)
      * @param keyRequired whether a request without a key is refused (400) or passes through unprotected
-     * @param fingerprintParameters query parameters that are part of the fingerprint, or {@code *} for all; others,
+     * @param fingerprintParameters query parameters that are part of the fingerprint, or * for all; others,
      *     such as a cache-buster, are not (form fields are the body and always are)
      */
     public record Endpoint(
@@ -154,9 +157,9 @@ public record OnceOnlyProperties(
                 throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].methods", "must name HTTP "
                         + "methods such as POST, not " + methods);
             }
-            if (operation != null && (operation.isBlank() || operation.length() > 255)) {
-                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].operation", "must be 1 to 255 "
-                        + "characters");
+            if (operation != null && (operation.isBlank() || operation.length() > IdempotencyScope.MAX_NAME_LENGTH)) {
+                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].operation", "must be 1 to "
+                        + IdempotencyScope.MAX_NAME_LENGTH + " characters");
             }
             if (fingerprintParameters.stream().anyMatch(String::isBlank)) {
                 throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].fingerprint-parameters",
@@ -168,19 +171,17 @@ public record OnceOnlyProperties(
     /**
      * @param tableName the record table (plain identifier, optionally schema-qualified)
      * @param schemaInit whether the bundled migrations are applied at startup (with Flyway, history table
-     *     {@code onceonly_schema_history})
+     *     onceonly_schema_history)
      */
-    public record Jdbc(@DefaultValue("onceonly_record") String tableName, @DefaultValue("true") boolean schemaInit) {
+    public record Jdbc(
+            @DefaultValue(JdbcIdempotencyStore.DEFAULT_TABLE) String tableName,
+            @DefaultValue("true") boolean schemaInit) {
 
         public Jdbc {
-            if (!tableName.matches("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}")) {
-                throw IdempotencyConfigurationException.of("onceonly.jdbc.table-name", "'" + tableName + "' is not a "
-                        + "plain SQL identifier (letters, digits and '_', optionally schema-qualified)");
-            }
-            if (schemaInit && !tableName.equals("onceonly_record")) {
+            if (schemaInit && !tableName.equals(JdbcIdempotencyStore.DEFAULT_TABLE)) {
                 throw IdempotencyConfigurationException.of("onceonly.jdbc.schema-init", "the bundled migrations "
-                        + "create onceonly_record, not " + tableName + "; create that table yourself and set "
-                        + "onceonly.jdbc.schema-init=false");
+                        + "create " + JdbcIdempotencyStore.DEFAULT_TABLE + ", not " + tableName, "Create that "
+                        + "table yourself and set onceonly.jdbc.schema-init=false");
             }
         }
     }
@@ -209,21 +210,12 @@ public record OnceOnlyProperties(
 
     /**
      * @param timeToLive how long a finished outcome is also answered from this process's memory (never past its
-     *     record's expiry); 0 turns it off
+     *     record's expiry, at most 10 minutes); 0 turns it off
      * @param maxSize the body bytes it may hold, for the whole application
      */
-    public record ReplayCache(@DefaultValue("5s") Duration timeToLive, @DefaultValue("16MB") DataSize maxSize) {
-
-        public ReplayCache {
-            requireNotNegative("onceonly.replay-cache.time-to-live", timeToLive);
-            if (timeToLive.compareTo(Duration.ofMinutes(10)) > 0) {
-                throw IdempotencyConfigurationException.of("onceonly.replay-cache.time-to-live", "must be at most "
-                        + "10 minutes, not " + timeToLive);
-            }
-            if (maxSize.toBytes() < 1) {
-                throw IdempotencyConfigurationException.of("onceonly.replay-cache.max-size", "must be positive");
-            }
-        }
+    public record ReplayCache(
+            @DefaultValue(IdempotencyDefaults.REPLAY_CACHE_TIME_TO_LIVE) Duration timeToLive,
+            @DefaultValue("" + IdempotencyDefaults.REPLAY_CACHE_MAX_BYTES) DataSize maxSize) {
     }
 
     private static void requirePositive(String property, Duration value) {

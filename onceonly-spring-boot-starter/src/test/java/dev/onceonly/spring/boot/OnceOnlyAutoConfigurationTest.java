@@ -1,20 +1,45 @@
 package dev.onceonly.spring.boot;
 
+import static dev.onceonly.spring.boot.StartupFailure.assertStartupFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyEngineBuilder;
+import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyKeyFormat;
+import dev.onceonly.IdempotencyMode;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.OutcomeCodec;
+import dev.onceonly.StoredResponse;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
-import org.assertj.core.api.InstanceOfAssertFactories;
+import dev.onceonly.tck.MutableClock;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.core.NestedExceptionUtils;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.Ordered;
 
 class OnceOnlyAutoConfigurationTest {
+
+    private record RetryAfter(Duration retryAfter, int order) implements IdempotencyEngineCustomizer, Ordered {
+
+        @Override
+        public void customize(IdempotencyEngineBuilder builder) {
+            builder.retryAfter(retryAfter);
+        }
+
+        @Override
+        public int getOrder() {
+            return order;
+        }
+    }
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class,
@@ -25,7 +50,7 @@ class OnceOnlyAutoConfigurationTest {
     void engineRunsOnTheStoreBeanThatExists() {
         runner.run(context -> {
             assertThat(context).hasSingleBean(IdempotencyEngine.class).hasSingleBean(ExpiredRecordCleaner.class);
-            assertThat(context.getBean(IdempotencyEngine.class).isTransactional()).isFalse();
+            assertThat(context.getBean(IdempotencyEngine.class).mode()).isEqualTo(IdempotencyMode.LEASED);
         });
     }
 
@@ -51,9 +76,57 @@ class OnceOnlyAutoConfigurationTest {
     }
 
     @Test
+    void propertyDefaultsAreTheEngineBuildersDefaults() {
+        IdempotencyEngine builderDefaults = IdempotencyEngine.builder(new InMemoryIdempotencyStore()).build();
+
+        runner.run(context -> {
+            IdempotencyEngine fromProperties = context.getBean(IdempotencyEngine.class);
+
+            assertThat(fromProperties.mode()).isEqualTo(builderDefaults.mode());
+            assertThat(fromProperties.leaseDuration()).isEqualTo(builderDefaults.leaseDuration());
+            assertThat(fromProperties.waitTimeout()).isEqualTo(builderDefaults.waitTimeout());
+            assertThat(fromProperties.retryAfter()).isEqualTo(builderDefaults.retryAfter());
+            assertThat(fromProperties.retention()).isEqualTo(builderDefaults.retention());
+            assertThat(fromProperties.replayCacheTimeToLive()).isEqualTo(builderDefaults.replayCacheTimeToLive());
+            assertThat(fromProperties.replayCacheMaxBytes()).isEqualTo(builderDefaults.replayCacheMaxBytes());
+            assertThat(context.getBean(IdempotencyKeyFormat.class))
+                    .hasToString(IdempotencyKeyFormat.DEFAULT.toString());
+        });
+    }
+
+    @Test
+    void customizersAdjustTheBuilderAfterThePropertiesInTheirOrder() {
+        runner.withPropertyValues("onceonly.retry-after=3s")
+                .withBean("late", IdempotencyEngineCustomizer.class, () -> new RetryAfter(Duration.ofSeconds(7), 2))
+                .withBean("early", IdempotencyEngineCustomizer.class, () -> new RetryAfter(Duration.ofSeconds(5), 1))
+                .run(context -> assertThat(context.getBean(IdempotencyEngine.class).retryAfter())
+                        .isEqualTo(Duration.ofSeconds(7)));
+    }
+
+    @Test
+    void clockBeanDecidesWhatTheEngineStoresAndWhatTheCleanerPurges() {
+        Instant start = Instant.parse("2100-01-01T00:00:00Z");
+        MutableClock clock = new MutableClock(start);
+        IdempotencyScope scope = IdempotencyScope.of("alice", "create-order", IdempotencyKey.of(UUID.randomUUID()
+                .toString()));
+
+        runner.withBean(Clock.class, () -> clock).run(context -> {
+            context.getBean(IdempotencyEngine.class).execute(scope, Fingerprint.builder().build(),
+                    OutcomeCodec.identity(), () -> StoredResponse.of(201, new byte[0]));
+            IdempotencyStore store = context.getBean(IdempotencyStore.class);
+            assertThat(store.find(scope).orElseThrow().createdAt()).isEqualTo(start);
+
+            clock.advance(Duration.ofDays(2));
+
+            assertThat(context.getBean(ExpiredRecordCleaner.class).purgeOnce()).isEqualTo(1);
+            assertThat(store.find(scope)).isEmpty();
+        });
+    }
+
+    @Test
     void withoutAnyStoreStartupFailsSayingWhatToAdd() {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class))
-                .run(context -> assertThat(context).hasFailed().getFailure().extracting(NestedExceptionUtils::getMostSpecificCause).asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+                .run(context -> assertStartupFailure(context)
                         .hasMessageContaining("IdempotencyStore").hasMessageContaining("DataSource"));
     }
 
@@ -84,10 +157,13 @@ class OnceOnlyAutoConfigurationTest {
         "onceonly.cleanup.batch-size=0 | onceonly.cleanup.batch-size",
         "onceonly.http.endpoints[0].path=no-slash | onceonly.http.endpoints[].path",
         "onceonly.http.endpoints[0].path=/x;onceonly.http.endpoints[0].methods=P0ST | onceonly.http.endpoints[].methods",
-        "onceonly.key.pattern=[unclosed | key pattern"
+        "onceonly.key.pattern=[unclosed | onceonly.key.pattern",
+        "onceonly.lease.duration=2d | onceonly.lease.duration",
+        "onceonly.retention.failed=4000d | onceonly.retention.failed",
+        "onceonly.replay-cache.time-to-live=11m | onceonly.replay-cache.time-to-live"
     })
     void badPropertyStopsStartupNamingTheProperty(String properties, String named) {
         runner.withPropertyValues(properties.split(";"))
-                .run(context -> assertThat(context).hasFailed().getFailure().extracting(NestedExceptionUtils::getMostSpecificCause).asInstanceOf(InstanceOfAssertFactories.THROWABLE).hasMessageContaining(named));
+                .run(context -> assertStartupFailure(context).hasMessageContaining(named));
     }
 }

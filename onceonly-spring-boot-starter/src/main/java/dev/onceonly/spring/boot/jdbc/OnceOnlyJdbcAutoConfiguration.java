@@ -74,7 +74,11 @@ public class OnceOnlyJdbcAutoConfiguration {
             }
             JdbcSchema.migrate(dataSource, dialect);
         }
-        return JdbcIdempotencyStore.create(dataSource, dialect, properties.jdbc().tableName());
+        try {
+            return JdbcIdempotencyStore.create(dataSource, dialect, properties.jdbc().tableName());
+        } catch (IdempotencyConfigurationException e) {
+            throw e.renamed("onceonly.jdbc.table-name");
+        }
     }
 
     @Bean

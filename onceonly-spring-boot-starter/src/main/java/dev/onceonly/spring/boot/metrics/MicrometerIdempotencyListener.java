@@ -3,11 +3,20 @@ package dev.onceonly.spring.boot.metrics;
 import dev.onceonly.spring.boot.web.IdempotencyListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
-/** Counts idempotent requests as {@code onceonly.requests} tagged {@code operation} and {@code outcome}. */
+/**
+ * Counts idempotent requests as {@code onceonly.requests} tagged {@code operation} and {@code outcome}. Each
+ * operation's counters are registered on its first request and reused after, so a request costs one map lookup,
+ * never a meter registration. Operations are the application's endpoints, a bounded set.
+ */
 public final class MicrometerIdempotencyListener implements IdempotencyListener {
 
     private final MeterRegistry registry;
+    private final ConcurrentMap<String, Map<Outcome, Counter>> counters = new ConcurrentHashMap<>();
 
     public MicrometerIdempotencyListener(MeterRegistry registry) {
         this.registry = registry;
@@ -15,11 +24,18 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
 
     @Override
     public void onRequest(String operation, Outcome outcome) {
-        Counter.builder("onceonly.requests")
-                .description("Requests to idempotent endpoints, by how they ended")
-                .tag("operation", operation)
-                .tag("outcome", outcome.tag())
-                .register(registry)
-                .increment();
+        counters.computeIfAbsent(operation, this::register).get(outcome).increment();
+    }
+
+    private Map<Outcome, Counter> register(String operation) {
+        Map<Outcome, Counter> byOutcome = new EnumMap<>(Outcome.class);
+        for (Outcome outcome : Outcome.values()) {
+            byOutcome.put(outcome, Counter.builder("onceonly.requests")
+                    .description("Requests to idempotent endpoints, by how they ended")
+                    .tag("operation", operation)
+                    .tag("outcome", outcome.tag())
+                    .register(registry));
+        }
+        return byOutcome;
     }
 }

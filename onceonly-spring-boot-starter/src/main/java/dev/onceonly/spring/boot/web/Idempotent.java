@@ -1,5 +1,6 @@
 package dev.onceonly.spring.boot.web;
 
+import dev.onceonly.IdempotencyMode;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -38,10 +39,12 @@ public @interface Idempotent {
     String retention() default "";
 
     /**
-     * Leased mode: no transaction spans the handler, which may then call other systems; pass the key on to them.
-     * Default: transactional mode whenever a transaction manager exists.
+     * How the handler runs. {@link IdempotencyMode#LEASED}: no transaction spans the handler, which may then call
+     * other systems; pass the key on to them. {@link IdempotencyMode#TRANSACTIONAL}: the claim, the handler's
+     * writes and the stored response commit together (needs a {@code TransactionRunner}). Default
+     * {@link IdempotencyMode#AUTO}: the application's {@code onceonly.mode}.
      */
-    boolean leased() default false;
+    IdempotencyMode mode() default IdempotencyMode.AUTO;
 
     /** Statuses whose responses are not stored, so that the key may be retried (beyond 5xx, 401, 403, 408, 425, 429). */
     int[] retryableStatuses() default {};

@@ -4,6 +4,7 @@ import dev.onceonly.CanonicalJson;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyEngineBuilder;
+import dev.onceonly.IdempotencyMode;
 import dev.onceonly.OutcomePolicy;
 import dev.onceonly.OutcomePolicy.Decision;
 import dev.onceonly.Retention;
@@ -152,13 +153,19 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         if (!overrides.isEmpty()) {
             variant.outcomePolicy(engine.outcomePolicy().overriding(overrides));
         }
-        if (idempotent.leased()) {
-            variant.transactions(null);
+        if (idempotent.mode() != IdempotencyMode.AUTO) {
+            variant.mode(idempotent.mode());
+        }
+        IdempotencyEngine endpointEngine;
+        try {
+            endpointEngine = variant.build();
+        } catch (IdempotencyConfigurationException e) {
+            throw e.renamed(where + " mode");
         }
         String operation = idempotent.value().isBlank() ? null : idempotent.value();
         Set<String> parameters = new TreeSet<>(List.of(idempotent.fingerprintParameters()));
         parameters.addAll(HandlerSignature.boundQueryParameters(handler, resolvers));
-        return new IdempotentEndpoint(operation, methods, idempotent.keyRequired(), variant.build(),
+        return new IdempotentEndpoint(operation, methods, idempotent.keyRequired(), endpointEngine,
                 CanonicalJson.excluding(List.of(idempotent.excludedFields())), List.of(idempotent.fingerprintHeaders()),
                 Set.copyOf(parameters));
     }

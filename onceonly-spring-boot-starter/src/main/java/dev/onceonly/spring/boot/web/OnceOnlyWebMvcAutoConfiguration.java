@@ -4,6 +4,8 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -67,13 +69,28 @@ public class OnceOnlyWebMvcAutoConfiguration {
         }
     }
 
+    /**
+     * Without Spring Security the owner can only be the container's principal. Requests that no container realm
+     * or filter authenticated would all get 401, and that cannot be told at startup (an application behind an
+     * authenticating gateway is fine), so it is a warning, not a failure.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnMissingClass("org.springframework.security.core.context.SecurityContextHolder")
     static class PrincipalOwner {
 
+        private static final Logger log = LoggerFactory.getLogger(PrincipalOwner.class);
+
         @Bean
         @ConditionalOnMissingBean
-        IdempotencyOwnerResolver idempotencyOwnerResolver() {
+        IdempotencyOwnerResolver idempotencyOwnerResolver(OnceOnlyProperties properties) {
+            if (!properties.http().allowAnonymous()) {
+                log.warn("OnceOnly takes the owner of idempotency keys from the servlet container's principal "
+                        + "(HttpServletRequest.getUserPrincipal()), because Spring Security is not on the class "
+                        + "path and no IdempotencyOwnerResolver bean is defined. Unless the container or a filter "
+                        + "authenticates requests, every request to an idempotent endpoint is answered 401. Add "
+                        + "Spring Security, define an IdempotencyOwnerResolver bean (the tenant or API client), or "
+                        + "set onceonly.http.allow-anonymous=true.");
+            }
             return IdempotencyOwnerResolver.principal();
         }
     }

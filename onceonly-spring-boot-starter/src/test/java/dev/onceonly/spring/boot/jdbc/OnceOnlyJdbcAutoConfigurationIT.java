@@ -1,8 +1,10 @@
 package dev.onceonly.spring.boot.jdbc;
 
+import static dev.onceonly.spring.boot.StartupFailure.assertStartupFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyMode;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.jdbc.JdbcDialect;
 import dev.onceonly.jdbc.JdbcIdempotencyStore;
@@ -11,10 +13,8 @@ import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import javax.sql.DataSource;
-import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.core.NestedExceptionUtils;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -36,37 +36,39 @@ class OnceOnlyJdbcAutoConfigurationIT {
         runner.run(context -> {
             assertThat(context).hasSingleBean(JdbcIdempotencyStore.class).hasSingleBean(TransactionRunner.class);
             assertThat(context.getBean(JdbcDialect.class)).isInstanceOf(PostgresDialect.class);
-            assertThat(context.getBean(IdempotencyEngine.class).isTransactional()).isTrue();
+            assertThat(context.getBean(IdempotencyEngine.class).mode()).isEqualTo(IdempotencyMode.TRANSACTIONAL);
         });
     }
 
     @Test
     void backsOffEntirelyForTheUsersStore() {
-        runner.withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new).run(context -> {
+        runner.withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
+                .withPropertyValues("onceonly.mode=leased").run(context -> {
             assertThat(context).doesNotHaveBean(JdbcIdempotencyStore.class).doesNotHaveBean(JdbcDialect.class)
                     .doesNotHaveBean(TransactionRunner.class);
             assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryIdempotencyStore.class);
-            // The user's in-memory store cannot join a transaction, so the engine must stay in leased mode.
-            assertThat(context.getBean(IdempotencyEngine.class).isTransactional()).isFalse();
+            assertThat(context.getBean(IdempotencyEngine.class).mode()).isEqualTo(IdempotencyMode.LEASED);
         });
+    }
+
+    @Test
+    void usersStoreBesideTheTransactionManagerStopsStartupInsteadOfRunningLeased() {
+        runner.withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
+                .run(context -> assertStartupFailure(context)
+                        .hasMessageContaining("transaction manager but no TransactionRunner")
+                        .hasMessageContaining("onceonly.mode=leased"));
     }
 
     @Test
     void badTableNameStopsStartup() {
         runner.withPropertyValues("onceonly.jdbc.table-name=records;drop", "onceonly.jdbc.schema-init=false")
-                .run(context -> assertThat(context).hasFailed().getFailure()
-                        .extracting(NestedExceptionUtils::getMostSpecificCause)
-                        .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
-                        .hasMessageContaining("onceonly.jdbc.table-name"));
+                .run(context -> assertStartupFailure(context).hasMessageContaining("onceonly.jdbc.table-name"));
     }
 
     @Test
     void customTableWithTheBundledMigrationsStopsStartup() {
         runner.withPropertyValues("onceonly.jdbc.table-name=my_records")
-                .run(context -> assertThat(context).hasFailed().getFailure()
-                        .extracting(NestedExceptionUtils::getMostSpecificCause)
-                        .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
-                        .hasMessageContaining("onceonly.jdbc.schema-init"));
+                .run(context -> assertStartupFailure(context).hasMessageContaining("onceonly.jdbc.schema-init"));
     }
 
     @Test

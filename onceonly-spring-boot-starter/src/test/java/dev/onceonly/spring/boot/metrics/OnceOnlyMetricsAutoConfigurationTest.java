@@ -2,20 +2,23 @@ package dev.onceonly.spring.boot.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.onceonly.memory.InMemoryIdempotencyStore;
-import dev.onceonly.spi.IdempotencyStore;
-import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
-import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
+import dev.onceonly.memory.InMemoryIdempotencyStore;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spring.boot.ExpiredRecordCleaner;
 import dev.onceonly.spring.boot.IdempotencyStoreDecorator;
+import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import dev.onceonly.spring.boot.OnceOnlyCleanupAutoConfiguration;
+import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -24,7 +27,7 @@ class OnceOnlyMetricsAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class,
-                    OnceOnlyMetricsAutoConfiguration.class))
+                    OnceOnlyMetricsAutoConfiguration.class, OnceOnlyCleanupAutoConfiguration.class))
             .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new);
 
     @Test
@@ -46,6 +49,34 @@ class OnceOnlyMetricsAutoConfigurationTest {
             assertThat(registry.get("onceonly.requests").tag("outcome", "replayed")
                     .tag("operation", "create-order").counter().count()).isEqualTo(1);
         });
+    }
+
+    @Test
+    void theCleanersPurgeIsTimed() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            context.getBean(ExpiredRecordCleaner.class).purgeOnce();
+
+            assertThat(context.getBean(MeterRegistry.class).get("onceonly.store.operations")
+                    .tag("operation", "purge").timer().count()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void anOperationsCountersAreRegisteredOnceAndStartAtZero() {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        AtomicInteger registered = new AtomicInteger();
+        registry.config().onMeterAdded(meter -> registered.incrementAndGet());
+        MicrometerIdempotencyListener listener = new MicrometerIdempotencyListener(registry);
+
+        for (int i = 0; i < 3; i++) {
+            listener.onRequest("create-order", Outcome.REPLAYED);
+        }
+
+        assertThat(registered).hasValue(Outcome.values().length);
+        assertThat(registry.get("onceonly.requests").tag("operation", "create-order").tag("outcome", "replayed")
+                .counter().count()).isEqualTo(3);
+        assertThat(registry.get("onceonly.requests").tag("operation", "create-order").tag("outcome", "executed")
+                .counter().count()).isZero();
     }
 
     @Test

@@ -1,21 +1,36 @@
 package dev.onceonly.spring.boot.web;
 
+import static dev.onceonly.spring.boot.StartupFailure.assertStartupFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyMode;
+import dev.onceonly.TransactionRunner;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spring.boot.IdempotencyEngineCustomizer;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
-import org.assertj.core.api.InstanceOfAssertFactories;
+import dev.onceonly.spring.boot.PassThroughTransactionRunner;
+import java.time.Duration;
+import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.core.NestedExceptionUtils;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.stereotype.Service;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
+@ExtendWith(OutputCaptureExtension.class)
 class OnceOnlyWebMvcAutoConfigurationTest {
 
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
@@ -58,8 +73,121 @@ class OnceOnlyWebMvcAutoConfigurationTest {
     void badAnnotationValueStopsStartupNamingTheMethod() {
         runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
                 .withUserConfiguration(BadController.class)
-                .run(context -> assertThat(context).hasFailed().getFailure().extracting(NestedExceptionUtils::getMostSpecificCause).asInstanceOf(InstanceOfAssertFactories.THROWABLE)
-                        .hasMessageContaining("BadController.create").hasMessageContaining("soon"));
+                .run(context -> assertStartupFailure(context).hasMessageContaining("BadController.create")
+                        .hasMessageContaining("soon"));
+    }
+
+    @Test
+    void endpointThatChoosesLeasedModeRunsLeasedBesideATransactionalEngine() {
+        runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
+                .withBean(TransactionRunner.class, PassThroughTransactionRunner::new)
+                .withUserConfiguration(ModeController.class)
+                .run(context -> {
+                    Map<String, IdempotencyMode> modes = context.getBean(IdempotentEndpoints.class)
+                            .annotatedEndpoints().entrySet().stream().collect(Collectors.toMap(
+                                    entry -> entry.getKey().getName(), entry -> entry.getValue().engine().mode()));
+
+                    assertThat(context.getBean(IdempotencyEngine.class).mode())
+                            .isEqualTo(IdempotencyMode.TRANSACTIONAL);
+                    assertThat(modes).containsEntry("pay", IdempotencyMode.LEASED)
+                            .containsEntry("create", IdempotencyMode.TRANSACTIONAL);
+                });
+    }
+
+    @Test
+    void customizedEngineSettingsHoldForTheEndpointsToo() {
+        runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
+                .withBean(IdempotencyEngineCustomizer.class, () -> builder -> builder.retryAfter(Duration.ofSeconds(9)))
+                .withUserConfiguration(ModeController.class)
+                .run(context -> assertThat(context.getBean(IdempotentEndpoints.class).annotatedEndpoints().values())
+                        .hasSize(2).allSatisfy(endpoint -> assertThat(endpoint.engine().retryAfter())
+                                .isEqualTo(Duration.ofSeconds(9))));
+    }
+
+    @Test
+    void endpointThatChoosesTransactionalModeWithoutRunnerStopsStartupNamingTheMethod() {
+        runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
+                .withUserConfiguration(TransactionalController.class)
+                .run(context -> assertStartupFailure(context)
+                        .hasMessageContaining("TransactionalController.create mode")
+                        .hasMessageContaining("needs a TransactionRunner"));
+    }
+
+    @Test
+    void idempotentOnAServiceMethodStopsStartupSayingWhereToPutIt() {
+        runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
+                .withUserConfiguration(OrderService.class)
+                .run(context -> assertStartupFailure(context).hasMessageContaining("OrderService.place")
+                        .hasMessageContaining("not a Spring MVC handler method")
+                        .hasMessageContaining("controller method"));
+    }
+
+    @Test
+    void idempotentHandlerMethodsStartNormally() {
+        runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
+                .withUserConfiguration(ModeController.class)
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void idempotentInAWebFluxApplicationStopsStartup() {
+        new ReactiveWebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class,
+                        OnceOnlyWebMvcAutoConfiguration.class))
+                .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
+                .withUserConfiguration(ModeController.class)
+                .run(context -> assertStartupFailure(context).hasMessageContaining("WebFlux")
+                        .hasMessageContaining("Spring MVC"));
+    }
+
+    @Test
+    void withoutSpringSecurityOrResolverStartupWarnsThatRequestsWillGet401(CapturedOutput output) {
+        runner.withClassLoader(new FilteredClassLoader(SecurityContextHolder.class)).run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(SecurityOwnerResolver.class);
+
+            assertThat(output).contains("every request to an idempotent endpoint is answered 401")
+                    .contains("IdempotencyOwnerResolver");
+        });
+    }
+
+    @Test
+    void allowingAnonymousRequestsNeedsNoWarning(CapturedOutput output) {
+        runner.withClassLoader(new FilteredClassLoader(SecurityContextHolder.class))
+                .withPropertyValues("onceonly.http.allow-anonymous=true")
+                .run(context -> assertThat(output).doesNotContain("answered 401"));
+    }
+
+
+    @RestController
+    static class ModeController {
+        @PostMapping("/orders")
+        @Idempotent("create-order")
+        String create() {
+            return "created";
+        }
+
+        @PostMapping("/payments")
+        @Idempotent(value = "pay", mode = IdempotencyMode.LEASED)
+        String pay() {
+            return "paid";
+        }
+    }
+
+    @RestController
+    static class TransactionalController {
+        @PostMapping("/orders")
+        @Idempotent(value = "create-order", mode = IdempotencyMode.TRANSACTIONAL)
+        String create() {
+            return "created";
+        }
+    }
+
+    @Service
+    static class OrderService {
+        @Idempotent("place-order")
+        String place() {
+            return "placed";
+        }
     }
 
     @RestController

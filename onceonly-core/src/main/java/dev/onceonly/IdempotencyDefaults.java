@@ -1,0 +1,29 @@
+package dev.onceonly;
+
+/**
+ * The defaults of {@link IdempotencyEngineBuilder} and {@link IdempotencyKeyFormat#DEFAULT}, as compile-time
+ * constants that annotations can use (such as Spring Boot's {@code @DefaultValue}): durations in ISO-8601, sizes
+ * in bytes. Integrations take their defaults from here, so they never drift from the engine's.
+ */
+public final class IdempotencyDefaults {
+
+    /** The shortest key of the default rule. */
+    public static final int KEY_MIN_LENGTH = 16;
+    /** The longest key of the default rule. */
+    public static final int KEY_MAX_LENGTH = 128;
+    /** How long a leased attempt owns its record before a retry may take it over: 30 seconds. */
+    public static final String LEASE_DURATION = "PT30S";
+    /** How long a duplicate waits for a running attempt before it is refused: 1 second. */
+    public static final String WAIT_TIMEOUT = "PT1S";
+    /** The retry hint a refused duplicate gets: 1 second. */
+    public static final String RETRY_AFTER = "PT1S";
+    /** How long succeeded and failed records are kept: 24 hours, as Stripe keeps keys. */
+    public static final String RETENTION = "PT24H";
+    /** How long finished outcomes are also answered from memory: 5 seconds. */
+    public static final String REPLAY_CACHE_TIME_TO_LIVE = "PT5S";
+    /** The body bytes the replay cache holds: 16 MiB. */
+    public static final long REPLAY_CACHE_MAX_BYTES = 16L << 20;
+
+    private IdempotencyDefaults() {
+    }
+}
