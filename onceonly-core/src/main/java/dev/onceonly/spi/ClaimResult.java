@@ -30,8 +30,9 @@ public sealed interface ClaimResult {
 
     /**
      * Another transaction has claimed the scope and not committed yet, and it did not finish within the
-     * request's {@link ClaimRequest#lockWait() lock wait}. Only stores that join the caller's transaction answer
-     * this.
+     * request's {@link ClaimRequest#lockWait() lock wait}: the scope is in progress elsewhere. Only stores with
+     * transactions answer this, in transactional mode and in leased mode alike (a claim of leased mode meets
+     * another transaction's claim before that one commits, or a transactional-mode claim that has not committed).
      */
     record Locked() implements ClaimResult {
     }

@@ -54,6 +54,10 @@ import org.jspecify.annotations.Nullable;
  * after a purge. After each claim statement, the lock-wait bound is lifted again. Purge deletes small batches through the
  * {@code expires_at} index, skipping locked rows.
  *
+ * <p>Every row read is checked to belong to the scope asked for, by exact string equality, and to be a valid
+ * record; otherwise the store fails closed with {@link IdempotencyStoreException}, as it does on database errors.
+ * Its exceptions carry the database's error codes, never the database's message (which can quote row values).
+ *
  * <p>Every value is bound as a parameter; the table name is validated once. Thread-safe.
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore {
@@ -75,6 +79,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final String completeSql;
     private final String releaseSql;
     private final String purgeSql;
+    private final String deleteSql;
 
     private JdbcIdempotencyStore(ConnectionSource connections, JdbcDialect dialect, String table) {
         this.connections = connections;
@@ -86,6 +91,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.completeSql = dialect.complete(table);
         this.releaseSql = dialect.release(table);
         this.purgeSql = dialect.purgeExpired(table);
+        this.deleteSql = dialect.delete(table);
     }
 
     /**
@@ -118,15 +124,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(ClaimRequest request, Instant now) {
         Instant at = micros(now);
-        return withConnection("claim", request.scope(), (connection, joined) -> {
+        return withConnection("claim", request.scope(), false, (connection, joined) -> {
             requireMode(request, joined);
+            boolean inTransaction = !connection.getAutoCommit();
             try {
-                return claim(connection, request, !connection.getAutoCommit(), at);
+                return claim(connection, request, inTransaction, at);
             } catch (SQLException e) {
-                if (dialect.isLockNotAvailable(e)) {
-                    return new ClaimResult.Locked();
+                if (!dialect.isLockNotAvailable(e)) {
+                    throw e;
                 }
-                throw e;
+                if (inTransaction && !joined) {
+                    // The failed statement aborted the transaction (PostgreSQL): end it here, as committing it
+                    // would fail. The caller's own transaction is the caller's to roll back.
+                    connection.rollback();
+                }
+                return new ClaimResult.Locked();
             }
         });
     }
@@ -168,8 +180,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1, createdAt));
             }
         }
-        throw new SQLException("claim of operation '" + request.scope().operation() + "' key "
-                + request.scope().key() + " lost " + MAX_CLAIM_ROUNDS + " races in a row");
+        throw new StoreFault("the claim lost " + MAX_CLAIM_ROUNDS + " races in a row");
     }
 
     /**
@@ -226,7 +237,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
-        return withConnection("find", scope, (connection, joined) -> select(connection, selectSql, scope));
+        return withConnection("find", scope, false, (connection, joined) -> select(connection, selectSql, scope));
     }
 
     private Optional<IdempotencyRecord> select(Connection connection, String sql, IdempotencyScope scope)
@@ -239,26 +250,40 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /**
+     * Reads the row as the record of {@code scope}, failing closed: a row of another scope (which a database
+     * comparing the scope columns loosely may return) or a row that breaks the record's rules is never used.
+     */
     private IdempotencyRecord readRecord(IdempotencyScope scope, ResultSet row) throws SQLException {
-        RecordState state = RecordState.valueOf(row.getString("state"));
-        StoredResponse response = null;
-        if (state.isTerminal()) {
-            byte[] body = row.getBytes("response_body");
-            response = StoredResponse.of(row.getInt("http_status"),
-                    HeaderLines.decode(row.getString("response_headers")), body == null ? new byte[0] : body,
-                    row.getString("resource_id"));
+        if (!scope.owner().equals(row.getString("owner")) || !scope.operation().equals(row.getString("operation"))
+                || !scope.key().value().equals(row.getString("idem_key"))) {
+            throw new StoreFault("the database returned the row of another scope; the scope columns must "
+                    + "compare exactly (on MariaDB apply the V2 migration: a NO PAD binary collation)");
         }
-        return new IdempotencyRecord(scope, Fingerprint.ofDigest(row.getBytes("fingerprint")), state,
-                row.getInt("attempt"), dialect.getInstant(row, "lease_expires_at"), response,
-                Objects.requireNonNull(dialect.getInstant(row, "created_at")),
-                Objects.requireNonNull(dialect.getInstant(row, "updated_at")),
-                Objects.requireNonNull(dialect.getInstant(row, "expires_at")));
+        try {
+            RecordState state = RecordState.valueOf(row.getString("state"));
+            StoredResponse response = null;
+            if (state.isTerminal()) {
+                byte[] body = row.getBytes("response_body");
+                response = StoredResponse.of(row.getInt("http_status"),
+                        HeaderLines.decode(row.getString("response_headers")), body == null ? new byte[0] : body,
+                        row.getString("resource_id"));
+            }
+            return new IdempotencyRecord(scope, Fingerprint.ofDigest(row.getBytes("fingerprint")), state,
+                    row.getInt("attempt"), dialect.getInstant(row, "lease_expires_at"), response,
+                    Objects.requireNonNull(dialect.getInstant(row, "created_at")),
+                    Objects.requireNonNull(dialect.getInstant(row, "updated_at")),
+                    Objects.requireNonNull(dialect.getInstant(row, "expires_at")));
+        } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
+            // Only the type: the message may quote the stored value.
+            throw new StoreFault("the stored record is corrupt (" + e.getClass().getSimpleName() + ")");
+        }
     }
 
     @Override
     public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
         StoredResponse response = completion.response();
-        return withConnection("complete", scope, (connection, joined) -> {
+        return withConnection("complete", scope, false, (connection, joined) -> {
             try (PreparedStatement statement = connection.prepareStatement(completeSql)) {
                 int i = 1;
                 statement.setString(i++, completion.state().name());
@@ -277,7 +302,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
-        return withConnection("release", scope, (connection, joined) -> {
+        return withConnection("release", scope, false, (connection, joined) -> {
             try (PreparedStatement statement = connection.prepareStatement(releaseSql)) {
                 dialect.setInstant(statement, 1, micros(now));
                 dialect.setInstant(statement, 2, micros(expiresAt));
@@ -292,13 +317,33 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be positive, but is " + limit);
         }
-        return withConnection("purge", null, (connection, joined) -> {
+        // A transaction, because a purge in two steps must hold the rows it selected until it deleted them.
+        return withConnection("purge", null, true, (connection, joined) -> {
             try (PreparedStatement statement = connection.prepareStatement(purgeSql)) {
                 dialect.setInstant(statement, 1, micros(now));
                 statement.setInt(2, limit);
-                return statement.executeUpdate();
+                if (!statement.execute()) {
+                    return statement.getUpdateCount();
+                }
+                try (ResultSet locked = statement.getResultSet()) {
+                    return deleteLocked(connection, locked);
+                }
             }
         });
+    }
+
+    /** The second step of a purge whose first step selected and locked the expired rows' scopes. */
+    private int deleteLocked(Connection connection, ResultSet locked) throws SQLException {
+        int deleted = 0;
+        try (PreparedStatement delete = connection.prepareStatement(deleteSql)) {
+            while (locked.next()) {
+                delete.setString(1, locked.getString(1));
+                delete.setString(2, locked.getString(2));
+                delete.setString(3, locked.getString(3));
+                deleted += delete.executeUpdate();
+            }
+        }
+        return deleted;
     }
 
     private void bindToken(PreparedStatement statement, int index, LeaseToken token) throws SQLException {
@@ -330,41 +375,73 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /**
      * Runs {@code work} on the caller's transaction's connection, or on one of the store's own. Work on an own
-     * connection is committed here even if the pool hands out connections without auto-commit.
+     * connection is committed here even if the pool hands out connections without auto-commit; {@code atomic}
+     * work gets a transaction even from a pool with auto-commit.
+     *
+     * <p>Database errors become {@link IdempotencyStoreException}s that carry only the error's codes and no
+     * cause: a database message can quote row values, and a logged stack trace prints every cause's message.
      */
-    private <T> T withConnection(String operation, @Nullable IdempotencyScope scope, SqlWork<T> work) {
+    private <T> T withConnection(String operation, @Nullable IdempotencyScope scope, boolean atomic,
+            SqlWork<T> work) {
         try {
             Connection connection = connections.acquire();
             try {
                 boolean joined = connections.isJoined(connection);
-                boolean commitHere = !joined && !connection.getAutoCommit();
+                boolean beginHere = !joined && atomic && connection.getAutoCommit();
+                if (beginHere) {
+                    connection.setAutoCommit(false);
+                }
                 try {
-                    T result = work.run(connection, joined);
-                    if (commitHere) {
-                        connection.commit();
+                    return runAndCommit(connection, !joined && !connection.getAutoCommit(), work, joined);
+                } finally {
+                    if (beginHere) {
+                        connection.setAutoCommit(true);
                     }
-                    return result;
-                } catch (SQLException | RuntimeException e) {
-                    if (commitHere) {
-                        rollbackQuietly(connection, e);
-                    }
-                    throw e;
                 }
             } finally {
                 connections.release(connection);
             }
+        } catch (StoreFault e) {
+            throw failure(operation, scope, e.getMessage());
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("Idempotency store (" + dialect.name() + ") failed to " + operation
-                    + (scope == null ? "" : " operation '" + scope.operation() + "' key " + scope.key())
-                    + ": " + e.getMessage(), e);
+            throw failure(operation, scope, SqlFailure.of(e).toString());
         }
     }
 
-    private static void rollbackQuietly(Connection connection, Exception cause) {
+    private static <T> T runAndCommit(Connection connection, boolean commitHere, SqlWork<T> work, boolean joined)
+            throws SQLException {
+        try {
+            T result = work.run(connection, joined);
+            if (commitHere) {
+                connection.commit();
+            }
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            if (commitHere) {
+                rollbackQuietly(connection);
+            }
+            throw e;
+        }
+    }
+
+    private IdempotencyStoreException failure(String operation, @Nullable IdempotencyScope scope, String reason) {
+        return new IdempotencyStoreException("Idempotency store (" + dialect.name() + ") failed to " + operation
+                + (scope == null ? "" : " operation '" + scope.operation() + "' key " + scope.key()) + ": " + reason);
+    }
+
+    /** The first failure is the one to report; a rollback that fails too leaves the pool to discard the connection. */
+    private static void rollbackQuietly(Connection connection) {
         try {
             connection.rollback();
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
+        } catch (SQLException ignored) {
+            // Reported by the first failure; this one's message could quote data as well.
+        }
+    }
+
+    /** A fault the store found itself (an unusable row, endless races); its message is its own, safe to show. */
+    private static final class StoreFault extends SQLException {
+        StoreFault(String message) {
+            super(message);
         }
     }
 

@@ -42,8 +42,10 @@ public final class SpringTransactionRunner implements TransactionRunner {
         } catch (UnexpectedRollbackException e) {
             throw new TransactionRollbackException("The transaction was marked rollback-only and rolled back", e);
         } catch (CannotCreateTransactionException | TransactionSystemException e) {
+            // Only the codes, no cause: the database's message (say, a deferred constraint failing at commit)
+            // can quote row values.
             throw new IdempotencyStoreException("The idempotency transaction could not begin or commit: "
-                    + e.getMessage(), e);
+                    + SqlFailure.describe(e));
         }
     }
 }

@@ -143,6 +143,23 @@ public abstract class IdempotencyStoreContract {
         }
 
         @Test
+        void claimWithoutLockWaitSeesTheRecordAsStored() {
+            IdempotencyScope running = newScope();
+            IdempotencyScope finished = newScope();
+            claim(running, fingerprint("a"));
+            store.complete(finished, claim(finished, fingerprint("a")), succeeded(simpleResponse()), now());
+
+            ClaimResult ofRunning = store.claim(claimRequest(running, fingerprint("a"), now(), Duration.ZERO), now());
+            ClaimResult ofFinished = store.claim(claimRequest(finished, fingerprint("a"), now(), Duration.ZERO),
+                    now());
+
+            assertThat(ofRunning).isInstanceOfSatisfying(ClaimResult.Duplicate.class,
+                    d -> assertThat(d.record().state()).isEqualTo(RecordState.PROCESSING));
+            assertThat(ofFinished).isInstanceOfSatisfying(ClaimResult.Duplicate.class,
+                    d -> assertThat(d.record().response()).isEqualTo(simpleResponse()));
+        }
+
+        @Test
         void unknownScopeIsNotFound() {
             assertThat(store.find(newScope())).isEmpty();
         }
@@ -546,6 +563,42 @@ public abstract class IdempotencyStoreContract {
             }
         }
 
+        /** Claims that may not wait for a lock (leased mode's) learn "in progress", never a store error. */
+        @Test
+        void exactlyOneOfManyConcurrentClaimsWithoutLockWaitWinsAndTheRestAreInProgress() throws Exception {
+            for (int round = 0; round < ROUNDS; round++) {
+                IdempotencyScope scope = newScope();
+                Instant now = now();
+
+                List<ClaimResult> results = race(RACERS,
+                        i -> () -> store.claim(claimRequest(scope, fingerprint("a"), now, Duration.ZERO), now));
+
+                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
+                        .satisfies(winner -> assertClaimed(winner, 1));
+                assertThat(results).filteredOn(result -> !(result instanceof ClaimResult.Claimed))
+                        .hasSize(RACERS - 1)
+                        .allSatisfy(result -> assertInProgress(result, 1));
+            }
+        }
+
+        @Test
+        void exactlyOneOfManyConcurrentTakeoversWithoutLockWaitWins() throws Exception {
+            for (int round = 0; round < ROUNDS; round++) {
+                IdempotencyScope scope = newScope();
+                claim(scope, fingerprint("a"));
+                Instant afterLease = now().plus(LEASE).plusSeconds(1);
+
+                List<ClaimResult> results = race(RACERS, i -> () -> store.claim(
+                        claimRequest(scope, fingerprint("a"), afterLease, Duration.ZERO), afterLease));
+
+                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
+                        .satisfies(winner -> assertClaimed(winner, 2));
+                assertThat(results).filteredOn(result -> !(result instanceof ClaimResult.Claimed))
+                        .allSatisfy(result -> assertThat(result).isInstanceOfAny(ClaimResult.Duplicate.class,
+                                ClaimResult.Locked.class));
+            }
+        }
+
         @Test
         void exactlyOneOfCompleteAndTakeoverWins() throws Exception {
             for (int round = 0; round < ROUNDS * 5; round++) {
@@ -591,8 +644,14 @@ public abstract class IdempotencyStoreContract {
     }
 
     protected static ClaimRequest claimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant now) {
-        return new ClaimRequest(scope, fingerprint, now.plus(LEASE), now.plus(LEASE).plus(RETENTION),
-                Duration.ofSeconds(5), false);
+        return claimRequest(scope, fingerprint, now, Duration.ofSeconds(5));
+    }
+
+    /** A leased-mode claim that waits at most {@code lockWait} for another transaction's claim of the scope. */
+    protected static ClaimRequest claimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant now,
+            Duration lockWait) {
+        return new ClaimRequest(scope, fingerprint, now.plus(LEASE), now.plus(LEASE).plus(RETENTION), lockWait,
+                false);
     }
 
     /**
@@ -613,6 +672,19 @@ public abstract class IdempotencyStoreContract {
     protected static void assertClaimed(ClaimResult result, int attempt) {
         assertThat(result).isInstanceOfSatisfying(ClaimResult.Claimed.class,
                 claimed -> assertThat(claimed.token().attempt()).isEqualTo(attempt));
+    }
+
+    /**
+     * Asserts that {@code result} reports the scope as in progress: the running attempt's record, or
+     * {@link ClaimResult.Locked} from a store that met the attempt's uncommitted claim.
+     */
+    protected static void assertInProgress(ClaimResult result, int attempt) {
+        if (result instanceof ClaimResult.Duplicate duplicate) {
+            assertThat(duplicate.record().state()).isEqualTo(RecordState.PROCESSING);
+            assertThat(duplicate.record().attempt()).isEqualTo(attempt);
+        } else {
+            assertThat(result).isInstanceOf(ClaimResult.Locked.class);
+        }
     }
 
     /** Claims a scope that must be claimable and returns its token. */
