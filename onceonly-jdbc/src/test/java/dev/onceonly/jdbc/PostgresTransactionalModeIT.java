@@ -1,6 +1,6 @@
 package dev.onceonly.jdbc;
 
-class PostgresTransactionalModeIT extends TransactionalModeContract {
+class PostgresTransactionalModeIT extends JdbcTransactionalModeContract {
 
     PostgresTransactionalModeIT() {
         super(TestDatabases.postgres(), new PostgresDialect(), "CREATE TABLE IF NOT EXISTS onceonly_it_order"
