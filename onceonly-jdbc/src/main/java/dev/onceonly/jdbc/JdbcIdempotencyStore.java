@@ -1,6 +1,5 @@
 package dev.onceonly.jdbc;
 
-import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotencyStoreException;
@@ -11,7 +10,6 @@ import dev.onceonly.spi.Completion;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
-import dev.onceonly.spi.RecordState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -245,38 +243,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             bindScope(statement, 1, scope);
             try (ResultSet row = statement.executeQuery()) {
-                return row.next() ? Optional.of(readRecord(scope, row)) : Optional.empty();
+                return row.next() ? Optional.of(RecordRows.read(dialect, scope, row)) : Optional.empty();
             }
-        }
-    }
-
-    /**
-     * Reads the row as the record of {@code scope}, failing closed: a row of another scope (which a database
-     * comparing the scope columns loosely may return) or a row that breaks the record's rules is never used.
-     */
-    private IdempotencyRecord readRecord(IdempotencyScope scope, ResultSet row) throws SQLException {
-        if (!scope.owner().equals(row.getString("owner")) || !scope.operation().equals(row.getString("operation"))
-                || !scope.key().value().equals(row.getString("idem_key"))) {
-            throw new StoreFault("the database returned the row of another scope; the scope columns must "
-                    + "compare exactly (on MariaDB apply the V2 migration: a NO PAD binary collation)");
-        }
-        try {
-            RecordState state = RecordState.valueOf(row.getString("state"));
-            StoredResponse response = null;
-            if (state.isTerminal()) {
-                byte[] body = row.getBytes("response_body");
-                response = StoredResponse.of(row.getInt("http_status"),
-                        HeaderLines.decode(row.getString("response_headers")), body == null ? new byte[0] : body,
-                        row.getString("resource_id"));
-            }
-            return new IdempotencyRecord(scope, Fingerprint.ofDigest(row.getBytes("fingerprint")), state,
-                    row.getInt("attempt"), dialect.getInstant(row, "lease_expires_at"), response,
-                    Objects.requireNonNull(dialect.getInstant(row, "created_at")),
-                    Objects.requireNonNull(dialect.getInstant(row, "updated_at")),
-                    Objects.requireNonNull(dialect.getInstant(row, "expires_at")));
-        } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
-            // Only the type: the message may quote the stored value.
-            throw new StoreFault("the stored record is corrupt (" + e.getClass().getSimpleName() + ")");
         }
     }
 
@@ -332,7 +300,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         });
     }
 
-    /** The second step of a purge whose first step selected and locked the expired rows' scopes. */
+    /**
+     * The second step of a purge whose first step selected and locked the expired rows' scopes, in one batch.
+     * Rows this transaction locks cannot go away, so each selected row is one deleted row (drivers that send
+     * the batch in bulk do not report counts per row).
+     */
     private int deleteLocked(Connection connection, ResultSet locked) throws SQLException {
         int deleted = 0;
         try (PreparedStatement delete = connection.prepareStatement(deleteSql)) {
@@ -340,7 +312,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 delete.setString(1, locked.getString(1));
                 delete.setString(2, locked.getString(2));
                 delete.setString(3, locked.getString(3));
-                deleted += delete.executeUpdate();
+                delete.addBatch();
+                deleted++;
+            }
+            if (deleted > 0) {
+                delete.executeBatch();
             }
         }
         return deleted;
@@ -429,19 +405,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 + (scope == null ? "" : " operation '" + scope.operation() + "' key " + scope.key()) + ": " + reason);
     }
 
-    /** The first failure is the one to report; a rollback that fails too leaves the pool to discard the connection. */
+    /** The first failure is the one to report; the pool discards a connection whose rollback failed too. */
     private static void rollbackQuietly(Connection connection) {
         try {
             connection.rollback();
         } catch (SQLException ignored) {
             // Reported by the first failure; this one's message could quote data as well.
-        }
-    }
-
-    /** A fault the store found itself (an unusable row, endless races); its message is its own, safe to show. */
-    private static final class StoreFault extends SQLException {
-        StoreFault(String message) {
-            super(message);
         }
     }
 

@@ -123,8 +123,8 @@ interface HeldRecordTests extends JdbcStoreFixture {
     private Connection lockRow(IdempotencyScope scope) throws SQLException {
         Connection holder = dataSource().getConnection();
         holder.setAutoCommit(false);
-        try (PreparedStatement lock = holder.prepareStatement("SELECT attempt FROM "
-                + JdbcIdempotencyStore.DEFAULT_TABLE + " WHERE owner = ? AND operation = ? AND idem_key = ? FOR UPDATE")) {
+        try (PreparedStatement lock = holder.prepareStatement("SELECT attempt FROM " + JdbcIdempotencyStore.DEFAULT_TABLE
+                + " WHERE owner = ? AND operation = ? AND idem_key = ? FOR UPDATE")) {
             lock.setString(1, scope.owner());
             lock.setString(2, scope.operation());
             lock.setString(3, scope.key().value());
@@ -137,7 +137,8 @@ interface HeldRecordTests extends JdbcStoreFixture {
 
     private void insertProcessing(Connection holder, IdempotencyScope scope) throws SQLException {
         JdbcDialect dialect = dialect();
-        try (PreparedStatement insert = holder.prepareStatement(dialect.insertIfAbsent(JdbcIdempotencyStore.DEFAULT_TABLE))) {
+        try (PreparedStatement insert = holder.prepareStatement(
+                dialect.insertIfAbsent(JdbcIdempotencyStore.DEFAULT_TABLE))) {
             insert.setString(1, scope.owner());
             insert.setString(2, scope.operation());
             insert.setString(3, scope.key().value());

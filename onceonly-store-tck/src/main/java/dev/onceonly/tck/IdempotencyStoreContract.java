@@ -518,16 +518,7 @@ public abstract class IdempotencyStoreContract {
         @Test
         void exactlyOneOfManyConcurrentClaimsWins() throws Exception {
             for (int round = 0; round < ROUNDS; round++) {
-                IdempotencyScope scope = newScope();
-                Instant now = now();
-
-                List<ClaimResult> results = race(RACERS,
-                        i -> () -> store.claim(claimRequest(scope, fingerprint("a")), now));
-
-                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
-                        .satisfies(winner -> assertClaimed(winner, 1));
-                assertThat(results).filteredOn(result -> !(result instanceof ClaimResult.Claimed))
-                        .hasSize(RACERS - 1)
+                assertThat(losersOfARaceToClaimANewKey(Duration.ofSeconds(5)))
                         .allSatisfy(result -> assertThat(result).isInstanceOf(ClaimResult.Duplicate.class));
             }
         }
@@ -535,15 +526,7 @@ public abstract class IdempotencyStoreContract {
         @Test
         void exactlyOneOfManyConcurrentTakeoversWins() throws Exception {
             for (int round = 0; round < ROUNDS; round++) {
-                IdempotencyScope scope = newScope();
-                claim(scope, fingerprint("a"));
-                Instant afterLease = now().plus(LEASE).plusSeconds(1);
-
-                List<ClaimResult> results = race(RACERS,
-                        i -> () -> store.claim(claimRequest(scope, fingerprint("a"), afterLease), afterLease));
-
-                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
-                        .satisfies(winner -> assertClaimed(winner, 2));
+                losersOfARaceToTakeOver(Duration.ofSeconds(5));
             }
         }
 
@@ -567,16 +550,7 @@ public abstract class IdempotencyStoreContract {
         @Test
         void exactlyOneOfManyConcurrentClaimsWithoutLockWaitWinsAndTheRestAreInProgress() throws Exception {
             for (int round = 0; round < ROUNDS; round++) {
-                IdempotencyScope scope = newScope();
-                Instant now = now();
-
-                List<ClaimResult> results = race(RACERS,
-                        i -> () -> store.claim(claimRequest(scope, fingerprint("a"), now, Duration.ZERO), now));
-
-                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
-                        .satisfies(winner -> assertClaimed(winner, 1));
-                assertThat(results).filteredOn(result -> !(result instanceof ClaimResult.Claimed))
-                        .hasSize(RACERS - 1)
+                assertThat(losersOfARaceToClaimANewKey(Duration.ZERO))
                         .allSatisfy(result -> assertInProgress(result, 1));
             }
         }
@@ -584,16 +558,7 @@ public abstract class IdempotencyStoreContract {
         @Test
         void exactlyOneOfManyConcurrentTakeoversWithoutLockWaitWins() throws Exception {
             for (int round = 0; round < ROUNDS; round++) {
-                IdempotencyScope scope = newScope();
-                claim(scope, fingerprint("a"));
-                Instant afterLease = now().plus(LEASE).plusSeconds(1);
-
-                List<ClaimResult> results = race(RACERS, i -> () -> store.claim(
-                        claimRequest(scope, fingerprint("a"), afterLease, Duration.ZERO), afterLease));
-
-                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
-                        .satisfies(winner -> assertClaimed(winner, 2));
-                assertThat(results).filteredOn(result -> !(result instanceof ClaimResult.Claimed))
+                assertThat(losersOfARaceToTakeOver(Duration.ZERO))
                         .allSatisfy(result -> assertThat(result).isInstanceOfAny(ClaimResult.Duplicate.class,
                                 ClaimResult.Locked.class));
             }
@@ -624,6 +589,37 @@ public abstract class IdempotencyStoreContract {
                 }
             }
         }
+    }
+
+    /**
+     * Races {@link #RACERS} claims of a fresh key, each waiting at most {@code lockWait} for a lock; asserts that
+     * exactly one wins attempt 1 and returns the others' results.
+     */
+    private List<ClaimResult> losersOfARaceToClaimANewKey(Duration lockWait) throws Exception {
+        IdempotencyScope scope = newScope();
+        Instant now = now();
+        List<ClaimResult> results = race(RACERS,
+                i -> () -> store.claim(claimRequest(scope, fingerprint("a"), now, lockWait), now));
+        return withOneWinner(results, 1);
+    }
+
+    /**
+     * Races {@link #RACERS} claims of a record whose lease ran out, each waiting at most {@code lockWait} for a
+     * lock; asserts that exactly one wins attempt 2 and returns the others' results.
+     */
+    private List<ClaimResult> losersOfARaceToTakeOver(Duration lockWait) throws Exception {
+        IdempotencyScope scope = newScope();
+        claim(scope, fingerprint("a"));
+        Instant afterLease = now().plus(LEASE).plusSeconds(1);
+        List<ClaimResult> results = race(RACERS,
+                i -> () -> store.claim(claimRequest(scope, fingerprint("a"), afterLease, lockWait), afterLease));
+        return withOneWinner(results, 2);
+    }
+
+    private static List<ClaimResult> withOneWinner(List<ClaimResult> results, int attempt) {
+        assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
+                .satisfies(winner -> assertClaimed(winner, attempt));
+        return results.stream().filter(result -> !(result instanceof ClaimResult.Claimed)).toList();
     }
 
     /** The scope of one test: a random key of this test class's owner. */
