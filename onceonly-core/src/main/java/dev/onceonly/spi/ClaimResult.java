@@ -31,8 +31,7 @@ public sealed interface ClaimResult {
     /**
      * Another transaction has claimed the scope and not committed yet, and it did not finish within the
      * request's {@link ClaimRequest#lockWait() lock wait}: the scope is in progress elsewhere. Only stores with
-     * transactions answer this, in transactional mode and in leased mode alike (a claim of leased mode meets
-     * another transaction's claim before that one commits, or a transactional-mode claim that has not committed).
+     * transactions answer this, in either mode: a leased-mode claim, too, can meet a claim not yet committed.
      */
     record Locked() implements ClaimResult {
     }
