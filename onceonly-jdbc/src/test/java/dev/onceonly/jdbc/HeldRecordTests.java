@@ -52,6 +52,7 @@ interface HeldRecordTests extends JdbcStoreFixture {
     /** Counts the sessions waiting for a lock that the session with the id given as its parameter holds. */
     String waitersBlockedBySql();
 
+    // issue 8: MariaDB's lock wait was at least a whole second, so a claim without wait blocked a connection.
     @Test
     default void claimWithoutLockWaitOfAHeldRecordAnswersInProgressWhileTheHolderKeepsItsLock() throws Exception {
         IdempotencyScope scope = newHeldRecordScope();
@@ -65,11 +66,13 @@ interface HeldRecordTests extends JdbcStoreFixture {
             // Answered while the holder still holds the row, without queueing for its lock.
             assertThat(claim).isDone();
             assertInProgress(claim.get());
+            assertThat(isLocked(scope)).isTrue();
             holder.commit();
         }
         assertThat(jdbcStore().find(scope).orElseThrow().state()).isEqualTo(RecordState.PROCESSING);
     }
 
+    // issue 8: on a pool without auto-commit, the claim's aborted transaction was committed, not rolled back.
     @Test
     default void leasedDuplicateOfAHeldRecordIsToldInProgressWithoutRunning() throws Exception {
         IdempotencyScope scope = newHeldRecordScope();
@@ -90,6 +93,7 @@ interface HeldRecordTests extends JdbcStoreFixture {
         assertThat(ran).isFalse();
     }
 
+    // issue 8: MariaDB's purge was a DELETE, which waits for every locked row in its way.
     @Test
     default void purgeSkipsAHeldRecordAndDeletesAtMostItsLimit() throws Exception {
         List<IdempotencyScope> expired = new ArrayList<>();
@@ -112,6 +116,7 @@ interface HeldRecordTests extends JdbcStoreFixture {
             assertThat(purge).isDone();
             assertThat(purge.get()).isBetween(1, 2);
             assertThat(jdbcStore().find(held)).isPresent();
+            assertThat(isLocked(held)).isTrue();
             holder.commit();
         }
         while (jdbcStore().purgeExpired(later, 1_000) > 0) {
@@ -120,19 +125,44 @@ interface HeldRecordTests extends JdbcStoreFixture {
         assertThat(expired).allSatisfy(scope -> assertThat(jdbcStore().find(scope)).isEmpty());
     }
 
+    /** Opens a transaction that locks the record's row until the returned connection commits or closes. */
     private Connection lockRow(IdempotencyScope scope) throws SQLException {
         Connection holder = dataSource().getConnection();
         holder.setAutoCommit(false);
-        try (PreparedStatement lock = holder.prepareStatement("SELECT attempt FROM " + JdbcIdempotencyStore.DEFAULT_TABLE
-                + " WHERE owner = ? AND operation = ? AND idem_key = ? FOR UPDATE")) {
+        assertThat(selectForUpdate(holder, scope, "")).isTrue();
+        return holder;
+    }
+
+    /** Whether another transaction holds the record's row lock, asked without waiting for it. */
+    private boolean isLocked(IdempotencyScope scope) throws SQLException {
+        try (Connection connection = dataSource().getConnection()) {
+            connection.setAutoCommit(false);
+            try {
+                selectForUpdate(connection, scope, " NOWAIT");
+                return false;
+            } catch (SQLException e) {
+                if (dialect().isLockNotAvailable(e)) {
+                    return true;
+                }
+                throw e;
+            } finally {
+                connection.rollback();
+            }
+        }
+    }
+
+    private static boolean selectForUpdate(Connection connection, IdempotencyScope scope, String wait)
+            throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement("SELECT attempt FROM "
+                + JdbcIdempotencyStore.DEFAULT_TABLE + " WHERE owner = ? AND operation = ? AND idem_key = ?"
+                + " FOR UPDATE" + wait)) {
             lock.setString(1, scope.owner());
             lock.setString(2, scope.operation());
             lock.setString(3, scope.key().value());
             try (ResultSet row = lock.executeQuery()) {
-                assertThat(row.next()).isTrue();
+                return row.next();
             }
         }
-        return holder;
     }
 
     private void insertProcessing(Connection holder, IdempotencyScope scope) throws SQLException {

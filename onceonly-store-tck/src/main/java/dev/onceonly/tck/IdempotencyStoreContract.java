@@ -547,6 +547,7 @@ public abstract class IdempotencyStoreContract {
         }
 
         /** Claims that may not wait for a lock (leased mode's) learn "in progress", never a store error. */
+        // issue 8: lock wait 0 must answer "in progress" on every store, also on pools without auto-commit.
         @Test
         void exactlyOneOfManyConcurrentClaimsWithoutLockWaitWinsAndTheRestAreInProgress() throws Exception {
             for (int round = 0; round < ROUNDS; round++) {
