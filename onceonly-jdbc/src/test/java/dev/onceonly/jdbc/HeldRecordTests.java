@@ -8,7 +8,6 @@ import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
-import dev.onceonly.OutcomeCodec;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spi.ClaimRequest;
@@ -83,7 +82,7 @@ interface HeldRecordTests extends JdbcStoreFixture {
             // An uncommitted claim of the scope, as a transactional-mode attempt on another instance holds it.
             insertProcessing(holder, scope);
 
-            assertThatThrownBy(() -> engine.execute(scope, fingerprint(), CODEC, () -> {
+            assertThatThrownBy(() -> engine.execute(scope, fingerprint(), new TextCodec(), () -> {
                 ran.set(true);
                 return "ran";
             })).isInstanceOf(RequestInProgressException.class);
@@ -227,16 +226,4 @@ interface HeldRecordTests extends JdbcStoreFixture {
         return Fingerprint.builder().method("POST").route("/orders").rawBody("held".getBytes(StandardCharsets.UTF_8))
                 .build();
     }
-
-    OutcomeCodec<String> CODEC = new OutcomeCodec<>() {
-        @Override
-        public StoredResponse encode(String value) {
-            return StoredResponse.of(201, value.getBytes(StandardCharsets.UTF_8));
-        }
-
-        @Override
-        public String decode(StoredResponse stored) {
-            return stored.bodyAsString();
-        }
-    };
 }

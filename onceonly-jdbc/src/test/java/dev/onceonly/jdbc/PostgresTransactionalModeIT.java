@@ -8,10 +8,6 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotencyStoreException;
-import dev.onceonly.OutcomeCodec;
-import dev.onceonly.StoredResponse;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
@@ -44,38 +40,20 @@ class PostgresTransactionalModeIT extends JdbcTransactionalModeContract {
                     IdempotencyKey.of(UUID.randomUUID().toString()));
             String marker = "marker-" + UUID.randomUUID();
 
-            assertThatThrownBy(() -> engine.execute(scope, fingerprint(), CODEC, () -> {
+            assertThatThrownBy(() -> engine.execute(scope, fingerprint(), new TextCodec(), () -> {
                 // Two equal codes: the deferred constraint refuses them only at commit.
                 jdbc.update("INSERT INTO onceonly_it_voucher (code) VALUES (?), (?)", marker, marker);
                 return "issued";
             })).isInstanceOfSatisfying(IdempotencyStoreException.class, e -> {
                 assertThat(e).hasMessageContaining("23505");
-                assertThat(printed(e)).doesNotContain(marker);
+                assertThat(StackTraces.printed(e)).doesNotContain(marker);
             });
             assertThat(store.find(scope)).isEmpty();
         }
-    }
-
-    private static String printed(Throwable e) {
-        StringWriter text = new StringWriter();
-        e.printStackTrace(new PrintWriter(text));
-        return text.toString();
     }
 
     private static Fingerprint fingerprint() {
         return Fingerprint.builder().method("POST").route("/vouchers")
                 .rawBody("voucher".getBytes(StandardCharsets.UTF_8)).build();
     }
-
-    private static final OutcomeCodec<String> CODEC = new OutcomeCodec<>() {
-        @Override
-        public StoredResponse encode(String value) {
-            return StoredResponse.of(201, value.getBytes(StandardCharsets.UTF_8));
-        }
-
-        @Override
-        public String decode(StoredResponse stored) {
-            return stored.bodyAsString();
-        }
-    };
 }

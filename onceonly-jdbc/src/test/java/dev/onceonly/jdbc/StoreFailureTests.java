@@ -19,8 +19,6 @@ import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
 import dev.onceonly.spi.LeaseToken;
 import dev.onceonly.spi.RecordState;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -87,7 +85,7 @@ interface StoreFailureTests extends JdbcStoreFixture {
                 new Completion(RecordState.SUCCEEDED, quoted, NOW.plusSeconds(60)), NOW))
                 .isInstanceOfSatisfying(IdempotencyStoreException.class, e -> {
                     assertThat(e).hasMessageContaining("SQLState");
-                    assertThat(everythingPrinted(e)).doesNotContain(marker);
+                    assertThat(StackTraces.printed(e)).doesNotContain(marker);
                 });
 
         Logger engineLog = (Logger) LoggerFactory.getLogger(IdempotencyEngine.class);
@@ -147,13 +145,6 @@ interface StoreFailureTests extends JdbcStoreFixture {
 
     private static LeaseToken claimed(JdbcIdempotencyStore store, IdempotencyScope scope) {
         return ((ClaimResult.Claimed) store.claim(request(scope), NOW)).token();
-    }
-
-    /** Every message of the exception, its causes and suppressed exceptions, as a stack trace prints them. */
-    private static String everythingPrinted(Throwable e) {
-        StringWriter text = new StringWriter();
-        e.printStackTrace(new PrintWriter(text));
-        return text.toString();
     }
 
     static IdempotencyScope newFailureScope() {
