@@ -37,7 +37,7 @@ public abstract class JdbcDialect {
      * Purges up to a number of expired records, skipping rows other transactions lock. Parameters: now, limit.
      * Either a statement that deletes them and reports a row count, or, for a database that cannot skip locked
      * rows in a {@code DELETE}, a query that locks them and returns their owner, operation and key, which the
-     * store then deletes one by one with {@link #delete} in the same transaction.
+     * store then deletes by key with {@link #delete}, in one batch in the same transaction.
      */
     protected abstract String purgeExpired(String table);
 
