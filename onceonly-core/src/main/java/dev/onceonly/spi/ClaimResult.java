@@ -30,8 +30,8 @@ public sealed interface ClaimResult {
 
     /**
      * Another transaction has claimed the scope and not committed yet, and it did not finish within the
-     * request's {@link ClaimRequest#lockWait() lock wait}. Only stores that join the caller's transaction answer
-     * this.
+     * request's {@link ClaimRequest#lockWait() lock wait}: the scope is in progress elsewhere. Only stores with
+     * transactions answer this, in either mode: a leased-mode claim, too, can meet a claim not yet committed.
      */
     record Locked() implements ClaimResult {
     }

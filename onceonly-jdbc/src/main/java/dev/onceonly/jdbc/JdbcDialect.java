@@ -15,8 +15,8 @@ import org.jspecify.annotations.Nullable;
 public abstract class JdbcDialect {
 
     /** The columns {@link #select} reads, in order. */
-    static final String RECORD_COLUMNS = "fingerprint, state, attempt, lease_expires_at, http_status, "
-            + "response_headers, response_body, resource_id, created_at, updated_at, expires_at";
+    static final String RECORD_COLUMNS = "owner, operation, idem_key, fingerprint, state, attempt, lease_expires_at,"
+            + " http_status, response_headers, response_body, resource_id, created_at, updated_at, expires_at";
 
     private static final String SCOPE = " WHERE owner = ? AND operation = ? AND idem_key = ?";
 
@@ -34,8 +34,10 @@ public abstract class JdbcDialect {
     protected abstract String insertIfAbsent(String table);
 
     /**
-     * Deletes up to a number of expired records in one statement, skipping rows other transactions lock.
-     * Parameters: now, limit.
+     * Purges up to a number of expired records, skipping rows other transactions lock. Parameters: now, limit.
+     * Either a statement that deletes them and reports a row count, or, for a database that cannot skip locked
+     * rows in a {@code DELETE}, a query that locks them and returns their owner, operation and key, which the
+     * store then deletes by key with {@link #delete}, in one batch in the same transaction.
      */
     protected abstract String purgeExpired(String table);
 
@@ -74,6 +76,11 @@ public abstract class JdbcDialect {
      */
     protected String selectForClaim(String table) {
         return select(table);
+    }
+
+    /** Deletes a record. Parameters: owner, operation, key. */
+    protected String delete(String table) {
+        return "DELETE FROM " + table + SCOPE;
     }
 
     /**

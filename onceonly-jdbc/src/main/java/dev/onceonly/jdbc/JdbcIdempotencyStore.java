@@ -1,6 +1,5 @@
 package dev.onceonly.jdbc;
 
-import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotencyStoreException;
@@ -11,7 +10,6 @@ import dev.onceonly.spi.Completion;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
-import dev.onceonly.spi.RecordState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -54,6 +52,10 @@ import org.jspecify.annotations.Nullable;
  * after a purge. After each claim statement, the lock-wait bound is lifted again. Purge deletes small batches through the
  * {@code expires_at} index, skipping locked rows.
  *
+ * <p>Every row read is checked to belong to the scope asked for, by exact string equality, and to be a valid
+ * record; otherwise the store fails closed with {@link IdempotencyStoreException}, as it does on database errors.
+ * Its exceptions carry the database's error codes, never the database's message (which can quote row values).
+ *
  * <p>Every value is bound as a parameter; the table name is validated once. Thread-safe.
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore {
@@ -75,6 +77,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final String completeSql;
     private final String releaseSql;
     private final String purgeSql;
+    private final String deleteSql;
 
     private JdbcIdempotencyStore(ConnectionSource connections, JdbcDialect dialect, String table) {
         this.connections = connections;
@@ -86,6 +89,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.completeSql = dialect.complete(table);
         this.releaseSql = dialect.release(table);
         this.purgeSql = dialect.purgeExpired(table);
+        this.deleteSql = dialect.delete(table);
     }
 
     /**
@@ -118,15 +122,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(ClaimRequest request, Instant now) {
         Instant at = micros(now);
-        return withConnection("claim", request.scope(), (connection, joined) -> {
+        return withConnection("claim", request.scope(), false, (connection, joined) -> {
             requireMode(request, joined);
+            boolean inTransaction = !connection.getAutoCommit();
             try {
-                return claim(connection, request, !connection.getAutoCommit(), at);
+                return claim(connection, request, inTransaction, at);
             } catch (SQLException e) {
-                if (dialect.isLockNotAvailable(e)) {
-                    return new ClaimResult.Locked();
+                if (!dialect.isLockNotAvailable(e)) {
+                    throw e;
                 }
-                throw e;
+                if (inTransaction && !joined) {
+                    // The failed statement aborted the transaction (PostgreSQL): end it here, as committing it
+                    // would fail. The caller's own transaction is the caller's to roll back.
+                    connection.rollback();
+                }
+                return new ClaimResult.Locked();
             }
         });
     }
@@ -168,8 +178,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1, createdAt));
             }
         }
-        throw new SQLException("claim of operation '" + request.scope().operation() + "' key "
-                + request.scope().key() + " lost " + MAX_CLAIM_ROUNDS + " races in a row");
+        throw new StoreFault("the claim lost " + MAX_CLAIM_ROUNDS + " races in a row");
     }
 
     /**
@@ -226,7 +235,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
-        return withConnection("find", scope, (connection, joined) -> select(connection, selectSql, scope));
+        return withConnection("find", scope, false, (connection, joined) -> select(connection, selectSql, scope));
     }
 
     private Optional<IdempotencyRecord> select(Connection connection, String sql, IdempotencyScope scope)
@@ -234,31 +243,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             bindScope(statement, 1, scope);
             try (ResultSet row = statement.executeQuery()) {
-                return row.next() ? Optional.of(readRecord(scope, row)) : Optional.empty();
+                return row.next() ? Optional.of(RecordRows.read(dialect, scope, row)) : Optional.empty();
             }
         }
-    }
-
-    private IdempotencyRecord readRecord(IdempotencyScope scope, ResultSet row) throws SQLException {
-        RecordState state = RecordState.valueOf(row.getString("state"));
-        StoredResponse response = null;
-        if (state.isTerminal()) {
-            byte[] body = row.getBytes("response_body");
-            response = StoredResponse.of(row.getInt("http_status"),
-                    HeaderLines.decode(row.getString("response_headers")), body == null ? new byte[0] : body,
-                    row.getString("resource_id"));
-        }
-        return new IdempotencyRecord(scope, Fingerprint.ofDigest(row.getBytes("fingerprint")), state,
-                row.getInt("attempt"), dialect.getInstant(row, "lease_expires_at"), response,
-                Objects.requireNonNull(dialect.getInstant(row, "created_at")),
-                Objects.requireNonNull(dialect.getInstant(row, "updated_at")),
-                Objects.requireNonNull(dialect.getInstant(row, "expires_at")));
     }
 
     @Override
     public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
         StoredResponse response = completion.response();
-        return withConnection("complete", scope, (connection, joined) -> {
+        return withConnection("complete", scope, false, (connection, joined) -> {
             try (PreparedStatement statement = connection.prepareStatement(completeSql)) {
                 int i = 1;
                 statement.setString(i++, completion.state().name());
@@ -277,7 +270,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
-        return withConnection("release", scope, (connection, joined) -> {
+        return withConnection("release", scope, false, (connection, joined) -> {
             try (PreparedStatement statement = connection.prepareStatement(releaseSql)) {
                 dialect.setInstant(statement, 1, micros(now));
                 dialect.setInstant(statement, 2, micros(expiresAt));
@@ -292,13 +285,41 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be positive, but is " + limit);
         }
-        return withConnection("purge", null, (connection, joined) -> {
+        // A transaction, because a purge in two steps must hold the rows it selected until it deleted them.
+        return withConnection("purge", null, true, (connection, joined) -> {
             try (PreparedStatement statement = connection.prepareStatement(purgeSql)) {
                 dialect.setInstant(statement, 1, micros(now));
                 statement.setInt(2, limit);
-                return statement.executeUpdate();
+                if (!statement.execute()) {
+                    return statement.getUpdateCount();
+                }
+                try (ResultSet locked = statement.getResultSet()) {
+                    return deleteLocked(connection, locked);
+                }
             }
         });
+    }
+
+    /**
+     * The second step of a purge whose first step selected and locked the expired rows' scopes, in one batch.
+     * Rows this transaction locks cannot go away, so each selected row is one deleted row (drivers that send
+     * the batch in bulk do not report counts per row).
+     */
+    private int deleteLocked(Connection connection, ResultSet locked) throws SQLException {
+        int deleted = 0;
+        try (PreparedStatement delete = connection.prepareStatement(deleteSql)) {
+            while (locked.next()) {
+                delete.setString(1, locked.getString(1));
+                delete.setString(2, locked.getString(2));
+                delete.setString(3, locked.getString(3));
+                delete.addBatch();
+                deleted++;
+            }
+            if (deleted > 0) {
+                delete.executeBatch();
+            }
+        }
+        return deleted;
     }
 
     private void bindToken(PreparedStatement statement, int index, LeaseToken token) throws SQLException {
@@ -330,41 +351,66 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /**
      * Runs {@code work} on the caller's transaction's connection, or on one of the store's own. Work on an own
-     * connection is committed here even if the pool hands out connections without auto-commit.
+     * connection is committed here even if the pool hands out connections without auto-commit; {@code atomic}
+     * work gets a transaction even from a pool with auto-commit.
+     *
+     * <p>Database errors become {@link IdempotencyStoreException}s that carry only the error's codes and no
+     * cause: a database message can quote row values, and a logged stack trace prints every cause's message.
      */
-    private <T> T withConnection(String operation, @Nullable IdempotencyScope scope, SqlWork<T> work) {
+    private <T> T withConnection(String operation, @Nullable IdempotencyScope scope, boolean atomic,
+            SqlWork<T> work) {
         try {
             Connection connection = connections.acquire();
             try {
                 boolean joined = connections.isJoined(connection);
-                boolean commitHere = !joined && !connection.getAutoCommit();
+                boolean beginHere = !joined && atomic && connection.getAutoCommit();
+                if (beginHere) {
+                    connection.setAutoCommit(false);
+                }
                 try {
-                    T result = work.run(connection, joined);
-                    if (commitHere) {
-                        connection.commit();
+                    return runAndCommit(connection, !joined && !connection.getAutoCommit(), work, joined);
+                } finally {
+                    if (beginHere) {
+                        connection.setAutoCommit(true);
                     }
-                    return result;
-                } catch (SQLException | RuntimeException e) {
-                    if (commitHere) {
-                        rollbackQuietly(connection, e);
-                    }
-                    throw e;
                 }
             } finally {
                 connections.release(connection);
             }
+        } catch (StoreFault e) {
+            throw failure(operation, scope, e.getMessage());
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("Idempotency store (" + dialect.name() + ") failed to " + operation
-                    + (scope == null ? "" : " operation '" + scope.operation() + "' key " + scope.key())
-                    + ": " + e.getMessage(), e);
+            throw failure(operation, scope, SqlFailure.of(e).toString());
         }
     }
 
-    private static void rollbackQuietly(Connection connection, Exception cause) {
+    private static <T> T runAndCommit(Connection connection, boolean commitHere, SqlWork<T> work, boolean joined)
+            throws SQLException {
+        try {
+            T result = work.run(connection, joined);
+            if (commitHere) {
+                connection.commit();
+            }
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            if (commitHere) {
+                rollbackQuietly(connection);
+            }
+            throw e;
+        }
+    }
+
+    private IdempotencyStoreException failure(String operation, @Nullable IdempotencyScope scope, String reason) {
+        return new IdempotencyStoreException("Idempotency store (" + dialect.name() + ") failed to " + operation
+                + (scope == null ? "" : " operation '" + scope.operation() + "' key " + scope.key()) + ": " + reason);
+    }
+
+    /** The first failure is the one to report; the pool discards a connection whose rollback failed too. */
+    private static void rollbackQuietly(Connection connection) {
         try {
             connection.rollback();
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
+        } catch (SQLException ignored) {
+            // Reported by the first failure; this one's message could quote data as well.
         }
     }
 

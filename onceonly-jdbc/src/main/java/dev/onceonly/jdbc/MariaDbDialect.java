@@ -28,11 +28,15 @@ import org.jspecify.annotations.Nullable;
  *       holding it rolls back, two waiters may deadlock on the gap; InnoDB rolls one back (error 1213), which the
  *       store answers as {@code Locked} and the engine retries within its wait. Lock wait timeouts (1205) are
  *       answered the same way.</li>
- *   <li><b>Lock waits in whole seconds.</b> {@code innodb_lock_wait_timeout} only takes seconds, so a claim's
- *       bound is its lock wait rounded up, at least 1 s; it is set per statement with {@code SET STATEMENT … FOR},
- *       so the rest of the transaction keeps its own setting.</li>
- *   <li><b>Purge</b> deletes by the {@code expires_at} index with {@code ORDER BY … LIMIT}; MariaDB cannot skip
- *       locked rows in a {@code DELETE}, so a purge may wait briefly for a record being completed.</li>
+ *   <li><b>Lock waits in whole seconds.</b> {@code innodb_lock_wait_timeout} only takes whole seconds, 0 meaning
+ *       "do not wait", so a claim's bound is its lock wait rounded down: a duplicate never blocks a pooled
+ *       connection longer than its lock wait, and one with less than a second left is answered {@code Locked} at
+ *       once (the engine polls for the rest of its wait). The bound is set per statement with
+ *       {@code SET STATEMENT … FOR}, so the rest of the transaction keeps its own setting.</li>
+ *   <li><b>Purge</b> in two steps, in one transaction, because MariaDB cannot skip locked rows in a
+ *       {@code DELETE}: select up to the limit of expired scopes by the {@code expires_at} index with
+ *       {@code FOR UPDATE SKIP LOCKED} (MariaDB 10.6+), then delete those by primary key. A record that another
+ *       transaction holds is left for a later purge instead of being waited for.</li>
  * </ul>
  */
 public final class MariaDbDialect extends JdbcDialect {
@@ -64,7 +68,8 @@ public final class MariaDbDialect extends JdbcDialect {
 
     @Override
     protected String purgeExpired(String table) {
-        return "DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ?";
+        return "SELECT owner, operation, idem_key FROM " + table
+                + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
     }
 
     @Override
@@ -75,8 +80,7 @@ public final class MariaDbDialect extends JdbcDialect {
     /** The locking read waits for row locks too, so it gets the same per-statement bound. */
     @Override
     protected String boundedRead(String statement, Duration lockWait) {
-        long seconds = Math.max(1, (lockWait.toMillis() + 999) / 1000);
-        return "SET STATEMENT innodb_lock_wait_timeout = " + seconds + " FOR " + statement;
+        return "SET STATEMENT innodb_lock_wait_timeout = " + lockWait.toSeconds() + " FOR " + statement;
     }
 
     @Override

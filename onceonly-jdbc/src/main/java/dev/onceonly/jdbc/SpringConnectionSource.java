@@ -28,7 +28,10 @@ record SpringConnectionSource(DataSource dataSource) implements ConnectionSource
         try {
             return DataSourceUtils.getConnection(dataSource);
         } catch (DataAccessException e) {
-            throw new SQLException(e.getMessage(), "08001", e);
+            if (e.getCause() instanceof SQLException cause) {
+                throw cause;
+            }
+            throw new SQLException("no connection", "08001", e);
         }
     }
 

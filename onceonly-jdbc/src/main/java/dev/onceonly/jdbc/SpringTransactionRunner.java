@@ -5,7 +5,9 @@ import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.TransactionRollbackException;
 import dev.onceonly.TransactionRunner;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import org.springframework.dao.DataAccessException;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.UnexpectedRollbackException;
@@ -26,24 +28,42 @@ public final class SpringTransactionRunner implements TransactionRunner {
     /**
      * @throws IdempotencyConfigurationException if a transaction is already active: the engine must own the
      *     transaction, or rolling back a retryable outcome would doom the caller's transaction instead
-     * @throws IdempotencyStoreException if the transaction cannot begin or commit
+     * @throws IdempotencyStoreException if the transaction cannot begin or commit (also when the database
+     *     refuses the commit, say for a deferred constraint); nothing took effect
      * @throws TransactionRollbackException if the work marked the transaction rollback-only
      */
     @Override
     public <T> T inTransaction(Supplier<T> work) {
+        AtomicBoolean workReturned = new AtomicBoolean();
         try {
             return transactionTemplate.execute(status -> {
                 if (!status.isNewTransaction()) {
                     throw IdempotencyConfigurationException.of("transactions", "transactional mode must begin its "
                             + "own transaction, but one is already active; call the engine outside it");
                 }
-                return work.get();
+                T result = work.get();
+                workReturned.set(true);
+                return result;
             });
         } catch (UnexpectedRollbackException e) {
             throw new TransactionRollbackException("The transaction was marked rollback-only and rolled back", e);
         } catch (CannotCreateTransactionException | TransactionSystemException e) {
-            throw new IdempotencyStoreException("The idempotency transaction could not begin or commit: "
-                    + e.getMessage(), e);
+            throw cannotBeginOrCommit(e);
+        } catch (DataAccessException e) {
+            if (!workReturned.get()) {
+                throw e; // the work's own failure, for the work's caller
+            }
+            // A commit the database refused, translated by a JdbcTransactionManager.
+            throw cannotBeginOrCommit(e);
         }
+    }
+
+    /**
+     * Only the codes, no cause: the database's message (a deferred constraint failing at commit names the
+     * duplicate value) can quote row values, and a logged stack trace prints every cause's message.
+     */
+    private static IdempotencyStoreException cannotBeginOrCommit(RuntimeException e) {
+        return new IdempotencyStoreException("The idempotency transaction could not begin or commit: "
+                + SqlFailure.describe(e));
     }
 }

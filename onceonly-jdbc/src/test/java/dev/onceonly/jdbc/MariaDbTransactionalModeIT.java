@@ -1,6 +1,6 @@
 package dev.onceonly.jdbc;
 
-class MariaDbTransactionalModeIT extends TransactionalModeContract {
+class MariaDbTransactionalModeIT extends JdbcTransactionalModeContract {
 
     MariaDbTransactionalModeIT() {
         super(TestDatabases.mariaDb(), new MariaDbDialect(), "CREATE TABLE IF NOT EXISTS onceonly_it_order"

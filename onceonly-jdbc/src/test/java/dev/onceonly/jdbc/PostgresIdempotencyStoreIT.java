@@ -10,14 +10,33 @@ import dev.onceonly.tck.IdempotencyStoreContract;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.time.Clock;
+import java.util.List;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
-class PostgresIdempotencyStoreIT extends IdempotencyStoreContract {
+class PostgresIdempotencyStoreIT extends IdempotencyStoreContract implements StoreFailureTests {
 
     @Override
     protected IdempotencyStore createStore(Clock clock) {
-        return JdbcIdempotencyStore.create(TestDatabases.postgres(), new PostgresDialect());
+        return jdbcStore();
+    }
+
+    @Override
+    public DataSource dataSource() {
+        return TestDatabases.postgres();
+    }
+
+    @Override
+    public JdbcDialect dialect() {
+        return new PostgresDialect();
+    }
+
+    @Override
+    public List<String> tableWithUniqueResourceIds(String table) {
+        return List.of("CREATE TABLE IF NOT EXISTS " + table + " (LIKE " + JdbcIdempotencyStore.DEFAULT_TABLE
+                + " INCLUDING ALL)", "CREATE UNIQUE INDEX IF NOT EXISTS " + table + "_resource_id ON " + table
+                + " (resource_id)");
     }
 
     @Test

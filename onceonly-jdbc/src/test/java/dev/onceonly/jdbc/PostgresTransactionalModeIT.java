@@ -1,10 +1,59 @@
 package dev.onceonly.jdbc;
 
-class PostgresTransactionalModeIT extends TransactionalModeContract {
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotencyStoreException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+class PostgresTransactionalModeIT extends JdbcTransactionalModeContract {
 
     PostgresTransactionalModeIT() {
         super(TestDatabases.postgres(), new PostgresDialect(), "CREATE TABLE IF NOT EXISTS onceonly_it_order"
                 + " (id bigserial PRIMARY KEY, owner varchar(255) NOT NULL, sku bigint NOT NULL)",
                 "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+    }
+
+    // issue 8: the commit's SQLException ("Key (code)=(…) already exists") reached the exception and its cause.
+    @Test
+    void commitTheDatabaseRefusesIsAStoreErrorWithoutTheDatabasesMessage() {
+        JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.postgres());
+        jdbc.execute("CREATE TABLE IF NOT EXISTS onceonly_it_voucher (code varchar(64)"
+                + " UNIQUE DEFERRABLE INITIALLY DEFERRED)");
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.create(TestDatabases.postgres(), new PostgresDialect());
+        for (var manager : List.of(new DataSourceTransactionManager(TestDatabases.postgres()),
+                new JdbcTransactionManager(TestDatabases.postgres()))) {
+            IdempotencyEngine engine = IdempotencyEngine.builder(store)
+                    .transactions(new SpringTransactionRunner(new TransactionTemplate(manager))).build();
+            IdempotencyScope scope = new IdempotencyScope("tx-" + UUID.randomUUID(), "issue-voucher",
+                    IdempotencyKey.of(UUID.randomUUID().toString()));
+            String marker = "marker-" + UUID.randomUUID();
+
+            assertThatThrownBy(() -> engine.execute(scope, fingerprint(), new TextCodec(), () -> {
+                // Two equal codes: the deferred constraint refuses them only at commit.
+                jdbc.update("INSERT INTO onceonly_it_voucher (code) VALUES (?), (?)", marker, marker);
+                return "issued";
+            })).isInstanceOfSatisfying(IdempotencyStoreException.class, e -> {
+                assertThat(e).hasMessageContaining("23505");
+                assertThat(StackTraces.printed(e)).doesNotContain(marker);
+            });
+            assertThat(store.find(scope)).isEmpty();
+        }
+    }
+
+    private static Fingerprint fingerprint() {
+        return Fingerprint.builder().method("POST").route("/vouchers")
+                .rawBody("voucher".getBytes(StandardCharsets.UTF_8)).build();
     }
 }

@@ -12,6 +12,13 @@ import javax.sql.DataSource;
  */
 final class TestDatabases {
 
+    /** Counts the PostgreSQL sessions blocked by the session (backend pid) given as the parameter. */
+    static final String POSTGRES_WAITERS_BLOCKED_BY =
+            "SELECT count(*) FROM pg_stat_activity WHERE ?::int = ANY (pg_blocking_pids(pid))";
+    /** Counts the MariaDB transactions waiting for a row lock of the connection given as the parameter. */
+    static final String MARIADB_WAITERS_BLOCKED_BY = "SELECT count(*) FROM information_schema.INNODB_LOCK_WAITS w"
+            + " JOIN information_schema.INNODB_TRX t ON t.trx_id = w.blocking_trx_id WHERE t.trx_mysql_thread_id = ?";
+
     private static final Map<String, HikariDataSource> POOLS = new ConcurrentHashMap<>();
 
     private TestDatabases() {

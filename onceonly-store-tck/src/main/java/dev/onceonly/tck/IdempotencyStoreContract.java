@@ -143,6 +143,23 @@ public abstract class IdempotencyStoreContract {
         }
 
         @Test
+        void claimWithoutLockWaitSeesTheRecordAsStored() {
+            IdempotencyScope running = newScope();
+            IdempotencyScope finished = newScope();
+            claim(running, fingerprint("a"));
+            store.complete(finished, claim(finished, fingerprint("a")), succeeded(simpleResponse()), now());
+
+            ClaimResult ofRunning = store.claim(claimRequest(running, fingerprint("a"), now(), Duration.ZERO), now());
+            ClaimResult ofFinished = store.claim(claimRequest(finished, fingerprint("a"), now(), Duration.ZERO),
+                    now());
+
+            assertThat(ofRunning).isInstanceOfSatisfying(ClaimResult.Duplicate.class,
+                    d -> assertThat(d.record().state()).isEqualTo(RecordState.PROCESSING));
+            assertThat(ofFinished).isInstanceOfSatisfying(ClaimResult.Duplicate.class,
+                    d -> assertThat(d.record().response()).isEqualTo(simpleResponse()));
+        }
+
+        @Test
         void unknownScopeIsNotFound() {
             assertThat(store.find(newScope())).isEmpty();
         }
@@ -501,16 +518,7 @@ public abstract class IdempotencyStoreContract {
         @Test
         void exactlyOneOfManyConcurrentClaimsWins() throws Exception {
             for (int round = 0; round < ROUNDS; round++) {
-                IdempotencyScope scope = newScope();
-                Instant now = now();
-
-                List<ClaimResult> results = race(RACERS,
-                        i -> () -> store.claim(claimRequest(scope, fingerprint("a")), now));
-
-                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
-                        .satisfies(winner -> assertClaimed(winner, 1));
-                assertThat(results).filteredOn(result -> !(result instanceof ClaimResult.Claimed))
-                        .hasSize(RACERS - 1)
+                assertThat(losersOfARaceToClaimANewKey(Duration.ofSeconds(5)))
                         .allSatisfy(result -> assertThat(result).isInstanceOf(ClaimResult.Duplicate.class));
             }
         }
@@ -518,15 +526,7 @@ public abstract class IdempotencyStoreContract {
         @Test
         void exactlyOneOfManyConcurrentTakeoversWins() throws Exception {
             for (int round = 0; round < ROUNDS; round++) {
-                IdempotencyScope scope = newScope();
-                claim(scope, fingerprint("a"));
-                Instant afterLease = now().plus(LEASE).plusSeconds(1);
-
-                List<ClaimResult> results = race(RACERS,
-                        i -> () -> store.claim(claimRequest(scope, fingerprint("a"), afterLease), afterLease));
-
-                assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
-                        .satisfies(winner -> assertClaimed(winner, 2));
+                losersOfARaceToTakeOver(Duration.ofSeconds(5));
             }
         }
 
@@ -543,6 +543,25 @@ public abstract class IdempotencyStoreContract {
                 assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
                         .satisfies(winner -> assertClaimed(winner, 2));
                 assertThat(results).filteredOn(ClaimResult.Duplicate.class::isInstance).hasSize(RACERS - 1);
+            }
+        }
+
+        /** Claims that may not wait for a lock (leased mode's) learn "in progress", never a store error. */
+        // issue 8: lock wait 0 must answer "in progress" on every store, also on pools without auto-commit.
+        @Test
+        void exactlyOneOfManyConcurrentClaimsWithoutLockWaitWinsAndTheRestAreInProgress() throws Exception {
+            for (int round = 0; round < ROUNDS; round++) {
+                assertThat(losersOfARaceToClaimANewKey(Duration.ZERO))
+                        .allSatisfy(result -> assertInProgress(result, 1));
+            }
+        }
+
+        @Test
+        void exactlyOneOfManyConcurrentTakeoversWithoutLockWaitWins() throws Exception {
+            for (int round = 0; round < ROUNDS; round++) {
+                assertThat(losersOfARaceToTakeOver(Duration.ZERO))
+                        .allSatisfy(result -> assertThat(result).isInstanceOfAny(ClaimResult.Duplicate.class,
+                                ClaimResult.Locked.class));
             }
         }
 
@@ -573,6 +592,37 @@ public abstract class IdempotencyStoreContract {
         }
     }
 
+    /**
+     * Races {@link #RACERS} claims of a fresh key, each waiting at most {@code lockWait} for a lock; asserts that
+     * exactly one wins attempt 1 and returns the others' results.
+     */
+    private List<ClaimResult> losersOfARaceToClaimANewKey(Duration lockWait) throws Exception {
+        IdempotencyScope scope = newScope();
+        Instant now = now();
+        List<ClaimResult> results = race(RACERS,
+                i -> () -> store.claim(claimRequest(scope, fingerprint("a"), now, lockWait), now));
+        return withOneWinner(results, 1);
+    }
+
+    /**
+     * Races {@link #RACERS} claims of a record whose lease ran out, each waiting at most {@code lockWait} for a
+     * lock; asserts that exactly one wins attempt 2 and returns the others' results.
+     */
+    private List<ClaimResult> losersOfARaceToTakeOver(Duration lockWait) throws Exception {
+        IdempotencyScope scope = newScope();
+        claim(scope, fingerprint("a"));
+        Instant afterLease = now().plus(LEASE).plusSeconds(1);
+        List<ClaimResult> results = race(RACERS,
+                i -> () -> store.claim(claimRequest(scope, fingerprint("a"), afterLease, lockWait), afterLease));
+        return withOneWinner(results, 2);
+    }
+
+    private static List<ClaimResult> withOneWinner(List<ClaimResult> results, int attempt) {
+        assertThat(results).filteredOn(ClaimResult.Claimed.class::isInstance).singleElement()
+                .satisfies(winner -> assertClaimed(winner, attempt));
+        return results.stream().filter(result -> !(result instanceof ClaimResult.Claimed)).toList();
+    }
+
     /** The scope of one test: a random key of this test class's owner. */
     protected IdempotencyScope newScope() {
         return new IdempotencyScope(owner, "create-order", IdempotencyKey.of(UUID.randomUUID().toString()));
@@ -591,8 +641,14 @@ public abstract class IdempotencyStoreContract {
     }
 
     protected static ClaimRequest claimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant now) {
-        return new ClaimRequest(scope, fingerprint, now.plus(LEASE), now.plus(LEASE).plus(RETENTION),
-                Duration.ofSeconds(5), false);
+        return claimRequest(scope, fingerprint, now, Duration.ofSeconds(5));
+    }
+
+    /** A leased-mode claim that waits at most {@code lockWait} for another transaction's claim of the scope. */
+    protected static ClaimRequest claimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant now,
+            Duration lockWait) {
+        return new ClaimRequest(scope, fingerprint, now.plus(LEASE), now.plus(LEASE).plus(RETENTION), lockWait,
+                false);
     }
 
     /**
@@ -613,6 +669,19 @@ public abstract class IdempotencyStoreContract {
     protected static void assertClaimed(ClaimResult result, int attempt) {
         assertThat(result).isInstanceOfSatisfying(ClaimResult.Claimed.class,
                 claimed -> assertThat(claimed.token().attempt()).isEqualTo(attempt));
+    }
+
+    /**
+     * Asserts that {@code result} reports the scope as in progress: the running attempt's record, or
+     * {@link ClaimResult.Locked} from a store that met the attempt's uncommitted claim.
+     */
+    protected static void assertInProgress(ClaimResult result, int attempt) {
+        if (result instanceof ClaimResult.Duplicate duplicate) {
+            assertThat(duplicate.record().state()).isEqualTo(RecordState.PROCESSING);
+            assertThat(duplicate.record().attempt()).isEqualTo(attempt);
+        } else {
+            assertThat(result).isInstanceOf(ClaimResult.Locked.class);
+        }
     }
 
     /** Claims a scope that must be claimable and returns its token. */

@@ -1,4 +1,4 @@
-/** The store contract suite and its test clock. */
+/** The store contract suites (every store, and stores that join transactions) and their test clock. */
 @NullMarked
 package dev.onceonly.tck;
 

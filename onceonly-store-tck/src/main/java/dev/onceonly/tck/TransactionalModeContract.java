@@ -1,4 +1,4 @@
-package dev.onceonly.jdbc;
+package dev.onceonly.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -16,6 +16,7 @@ import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.TransactionRunner;
+import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.RecordState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -28,46 +29,59 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The engine's transactional mode on a real database: claim, business write and stored outcome commit or roll
- * back together. Each database's test class extends this once. A broken wait bound would block a test forever;
- * the timeout turns that into a failure.
+ * The engine's transactional mode on a real database, for every store that joins the caller's transaction:
+ * claim, business write and stored outcome commit or roll back together; a duplicate waits at most its bound for
+ * the uncommitted claim; the claim's bound does not leak into the business statements; a runner the store cannot
+ * join, or a transaction already active, fails before the work runs.
+ *
+ * <p>Extend it once per database and implement the hooks: the store, the {@link TransactionRunner} whose
+ * transactions it joins, and a business table of orders in the same database. The runner must begin a
+ * transaction of its own and refuse to run inside one that is already active. A broken wait bound would block a
+ * test forever; the timeout turns that into a failure.
  */
 @Timeout(120)
-abstract class TransactionalModeContract {
+public abstract class TransactionalModeContract {
 
     private static final int CONCURRENT = 20;
 
-    private final DataSource dataSource;
-    private final JdbcTemplate jdbc;
-    private final JdbcIdempotencyStore store;
     private final String owner = "tx-" + UUID.randomUUID();
-    private final String lockWaitersSql;
+    private IdempotencyStore store;
+
+    /** The store under test; it must join the transactions of {@link #transactions()}. */
+    protected abstract IdempotencyStore store();
+
+    /** Begins a transaction of its own per call, and refuses to run inside an active one. */
+    protected abstract TransactionRunner transactions();
 
     /**
-     * @param orderTableDdl creates {@code onceonly_it_order (id, owner, sku)} with a generated id, if absent
-     * @param lockWaitersSql counts the transactions of this database that wait for a row lock
+     * Inserts an order of {@code owner} in the current transaction, as the business code would.
+     *
+     * @return its generated id
      */
-    TransactionalModeContract(DataSource dataSource, JdbcDialect dialect, String orderTableDdl,
-            String lockWaitersSql) {
-        this.lockWaitersSql = lockWaitersSql;
-        this.dataSource = dataSource;
-        this.jdbc = new JdbcTemplate(dataSource);
-        this.store = JdbcIdempotencyStore.create(dataSource, dialect);
-        jdbc.execute(orderTableDdl);
+    protected abstract long insertOrder(String owner, long sku);
+
+    /** Updates the order {@code id} in the current transaction, taking its row lock until that ends. */
+    protected abstract void touchOrder(long id);
+
+    /** Counts the committed orders of {@code owner}. */
+    protected abstract int committedOrders(String owner);
+
+    /** Counts the transactions of this database that wait for a row lock. */
+    protected abstract int lockWaiters();
+
+    @BeforeEach
+    void createStoreUnderTest() {
+        store = store();
     }
 
     private IdempotencyEngine engine(Duration waitTimeout) {
-        var transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         return IdempotencyEngine.builder(store)
-                .transactions(new SpringTransactionRunner(transactions))
+                .transactions(transactions())
                 .waitTimeout(waitTimeout)
                 .pollInterval(Duration.ofMillis(20))
                 .build();
@@ -94,7 +108,7 @@ abstract class TransactionalModeContract {
                     results.add(future.get(30, TimeUnit.SECONDS));
                 }
 
-                assertThat(ordersOf(owner)).isEqualTo(round + 1);
+                assertThat(committedOrders(owner)).isEqualTo(round + 1);
                 assertThat(results).filteredOn(result -> !result.replayed()).hasSize(1);
                 Long orderId = results.stream().filter(result -> !result.replayed()).findFirst().orElseThrow()
                         .value();
@@ -113,13 +127,13 @@ abstract class TransactionalModeContract {
             throw new IllegalStateException("payment declined by a flaky dependency");
         })).isInstanceOf(IllegalStateException.class);
 
-        assertThat(ordersOf(owner)).isZero();
+        assertThat(committedOrders(owner)).isZero();
         assertThat(store.find(scope)).isEmpty();
 
         IdempotentResult<Long> retry = engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
 
         assertThat(retry.replayed()).isFalse();
-        assertThat(ordersOf(owner)).isEqualTo(1);
+        assertThat(committedOrders(owner)).isEqualTo(1);
         assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
     }
 
@@ -132,10 +146,10 @@ abstract class TransactionalModeContract {
         IdempotentResult<Long> first = engine.execute(scope, order(1), unavailable, () -> insertOrder(1));
 
         assertThat(first.replayed()).isFalse();
-        assertThat(ordersOf(owner)).isZero();
+        assertThat(committedOrders(owner)).isZero();
         assertThat(store.find(scope)).isEmpty();
         assertThat(engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1)).replayed()).isFalse();
-        assertThat(ordersOf(owner)).isEqualTo(1);
+        assertThat(committedOrders(owner)).isEqualTo(1);
     }
 
     @Test
@@ -165,10 +179,10 @@ abstract class TransactionalModeContract {
         IdempotentResult<Long> replay = engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
 
         assertThat(replay).isEqualTo(new IdempotentResult<>(first.value(), true));
-        assertThat(ordersOf(owner)).isEqualTo(1);
+        assertThat(committedOrders(owner)).isEqualTo(1);
         assertThatThrownBy(() -> engine.execute(scope, order(2), ORDER_ID, () -> insertOrder(2)))
                 .isInstanceOf(IdempotencyKeyReusedException.class);
-        assertThat(ordersOf(owner)).isEqualTo(1);
+        assertThat(committedOrders(owner)).isEqualTo(1);
     }
 
     @Test
@@ -183,7 +197,7 @@ abstract class TransactionalModeContract {
         assertThat(forAlice.replayed()).isFalse();
         assertThat(forBob.replayed()).isFalse();
         assertThat(forBob.value()).isNotEqualTo(forAlice.value());
-        assertThat(ordersOf(owner)).isEqualTo(2);
+        assertThat(committedOrders(owner)).isEqualTo(2);
     }
 
     @Test
@@ -202,7 +216,7 @@ abstract class TransactionalModeContract {
             long orderId = first.release();
             IdempotentResult<Long> later = impatient.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
             assertThat(later).isEqualTo(new IdempotentResult<>(orderId, true));
-            assertThat(ordersOf(owner)).isEqualTo(1);
+            assertThat(committedOrders(owner)).isEqualTo(1);
         }
     }
 
@@ -216,22 +230,20 @@ abstract class TransactionalModeContract {
 
             long orderId = first.release();
             assertThat(duplicate.get(30, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>(orderId, true));
-            assertThat(ordersOf(owner)).isEqualTo(1);
+            assertThat(committedOrders(owner)).isEqualTo(1);
         }
     }
 
     @Test
     void businessLockWaitsAreNotHeldToTheClaimsBound() throws Exception {
-        jdbc.execute("CREATE TABLE IF NOT EXISTS onceonly_it_counter (id varchar(64) PRIMARY KEY, n int NOT NULL)");
-        String counter = UUID.randomUUID().toString();
-        jdbc.update("INSERT INTO onceonly_it_counter (id, n) VALUES (?, 0)", counter);
         IdempotencyEngine engine = engine(Duration.ZERO);
+        long shared = engine.execute(newScope(), order(1), ORDER_ID, () -> insertOrder(1)).value();
         CountDownLatch locked = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
         try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
             Future<IdempotentResult<Long>> first = threads.submit(() -> engine.execute(newScope(), order(1), ORDER_ID,
                     () -> {
-                        jdbc.update("UPDATE onceonly_it_counter SET n = n + 1 WHERE id = ?", counter);
+                        touchOrder(shared);
                         locked.countDown();
                         finish.await();
                         return 1L;
@@ -241,7 +253,7 @@ abstract class TransactionalModeContract {
             // Another key's work waits for the same row; with the claim's 1 ms bound still in force it would fail.
             Future<IdempotentResult<Long>> second = threads.submit(() -> engine.execute(newScope(), order(2), ORDER_ID,
                     () -> {
-                        jdbc.update("UPDATE onceonly_it_counter SET n = n + 1 WHERE id = ?", counter);
+                        touchOrder(shared);
                         return 2L;
                     }));
             await().atMost(Duration.ofSeconds(20)).until(() -> second.isDone() || lockWaiters() > waitersBefore);
@@ -250,8 +262,6 @@ abstract class TransactionalModeContract {
 
             assertThat(first.get(30, TimeUnit.SECONDS).value()).isEqualTo(1L);
             assertThat(second.get(30, TimeUnit.SECONDS).value()).isEqualTo(2L);
-            assertThat(jdbc.queryForObject("SELECT n FROM onceonly_it_counter WHERE id = ?", Integer.class, counter))
-                    .isEqualTo(2);
         }
     }
 
@@ -270,32 +280,29 @@ abstract class TransactionalModeContract {
                 .isInstanceOf(IdempotencyConfigurationException.class)
                 .hasMessageContaining("transactional mode");
 
-        assertThat(ordersOf(owner)).isZero();
+        assertThat(committedOrders(owner)).isZero();
         assertThat(store.find(scope)).isEmpty();
     }
 
     @Test
     void leasedModeInsideACallersTransactionFailsBeforeRunningTheWork() {
         IdempotencyEngine leased = IdempotencyEngine.builder(store).build();
-        var transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 
-        assertThatThrownBy(() -> transactions.executeWithoutResult(status ->
+        assertThatThrownBy(() -> transactions().inTransaction(() ->
                 leased.execute(newScope(), order(1), ORDER_ID, () -> insertOrder(1))))
                 .isInstanceOf(IdempotencyConfigurationException.class)
                 .hasMessageContaining("leased mode");
-        assertThat(ordersOf(owner)).isZero();
+        assertThat(committedOrders(owner)).isZero();
     }
 
     @Test
     void transactionalModeInsideACallersTransactionFailsBeforeRunningTheWork() {
         IdempotencyEngine engine = engine(Duration.ZERO);
-        var outer = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 
-        assertThatThrownBy(() -> outer.executeWithoutResult(status ->
+        assertThatThrownBy(() -> transactions().inTransaction(() ->
                 engine.execute(newScope(), order(1), ORDER_ID, () -> insertOrder(1))))
-                .isInstanceOf(IdempotencyConfigurationException.class)
-                .hasMessageContaining("own transaction");
-        assertThat(ordersOf(owner)).isZero();
+                .isInstanceOf(IdempotencyConfigurationException.class);
+        assertThat(committedOrders(owner)).isZero();
     }
 
     /** An attempt that has claimed its scope and written its order, its transaction held open. */
@@ -322,25 +329,12 @@ abstract class TransactionalModeContract {
         return new HeldAttempt(result, finish);
     }
 
-    private int lockWaiters() {
-        Integer waiters = jdbc.queryForObject(lockWaitersSql, Integer.class);
-        return waiters == null ? 0 : waiters;
-    }
-
     private IdempotencyScope newScope() {
         return new IdempotencyScope(owner, "create-order", IdempotencyKey.of(UUID.randomUUID().toString()));
     }
 
     private long insertOrder(long sku) {
-        Long id = jdbc.queryForObject("INSERT INTO onceonly_it_order (owner, sku) VALUES (?, ?) RETURNING id",
-                Long.class, owner, sku);
-        return id == null ? -1 : id;
-    }
-
-    private int ordersOf(String ownerPrefix) {
-        Integer count = jdbc.queryForObject("SELECT count(*) FROM onceonly_it_order WHERE owner LIKE ?",
-                Integer.class, ownerPrefix + "%");
-        return count == null ? 0 : count;
+        return insertOrder(owner, sku);
     }
 
     private static Fingerprint order(long sku) {

@@ -1,0 +1,47 @@
+package dev.onceonly.jdbc;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.StoredResponse;
+import dev.onceonly.spi.IdempotencyRecord;
+import dev.onceonly.spi.RecordState;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Objects;
+
+/** Turns a row of {@link JdbcDialect#RECORD_COLUMNS} into a record, or refuses it. */
+final class RecordRows {
+
+    private RecordRows() {
+    }
+
+    /**
+     * Reads the row as the record of {@code scope}, failing closed: a row of another scope (which a database
+     * comparing the scope columns loosely may return) or a row that breaks the record's rules is never used.
+     */
+    static IdempotencyRecord read(JdbcDialect dialect, IdempotencyScope scope, ResultSet row) throws SQLException {
+        if (!scope.owner().equals(row.getString("owner")) || !scope.operation().equals(row.getString("operation"))
+                || !scope.key().value().equals(row.getString("idem_key"))) {
+            throw new StoreFault("the database returned the row of another scope; the scope columns must "
+                    + "compare exactly (on MariaDB apply the V2 migration: a NO PAD binary collation)");
+        }
+        try {
+            RecordState state = RecordState.valueOf(row.getString("state"));
+            StoredResponse response = null;
+            if (state.isTerminal()) {
+                byte[] body = row.getBytes("response_body");
+                response = StoredResponse.of(row.getInt("http_status"),
+                        HeaderLines.decode(row.getString("response_headers")), body == null ? new byte[0] : body,
+                        row.getString("resource_id"));
+            }
+            return new IdempotencyRecord(scope, Fingerprint.ofDigest(row.getBytes("fingerprint")), state,
+                    row.getInt("attempt"), dialect.getInstant(row, "lease_expires_at"), response,
+                    Objects.requireNonNull(dialect.getInstant(row, "created_at")),
+                    Objects.requireNonNull(dialect.getInstant(row, "updated_at")),
+                    Objects.requireNonNull(dialect.getInstant(row, "expires_at")));
+        } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
+            // Only the type: the message may quote the stored value.
+            throw new StoreFault("the stored record is corrupt (" + e.getClass().getSimpleName() + ")");
+        }
+    }
+}
