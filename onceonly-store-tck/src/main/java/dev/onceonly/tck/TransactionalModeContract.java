@@ -166,7 +166,7 @@ public abstract class TransactionalModeContract {
         IdempotentResult<Long> retry = engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
 
         assertThat(retry).isEqualTo(new IdempotentResult<>(0L, true));
-        assertThat(ordersOf(owner)).isEqualTo(1);
+        assertThat(committedOrders(owner)).isEqualTo(1);
         assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_FINAL);
     }
 
