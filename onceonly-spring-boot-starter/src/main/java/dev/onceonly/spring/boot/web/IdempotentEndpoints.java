@@ -4,6 +4,7 @@ import dev.onceonly.CanonicalJson;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyEngineBuilder;
+import dev.onceonly.IdempotencyScope;
 import dev.onceonly.OutcomePolicy;
 import dev.onceonly.OutcomePolicy.Decision;
 import dev.onceonly.Retention;
@@ -12,6 +13,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -54,6 +56,9 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     private record ConfiguredEndpoint(PathPattern pattern, Set<String> methods, IdempotentEndpoint endpoint) {
     }
 
+    /** The methods a mapping without methods is idempotent for. */
+    private static final List<String> DEFAULT_METHODS = List.of("POST", "PATCH");
+
     private final ApplicationContext context;
     private final IdempotencyEngine engine;
     private final OnceOnlyProperties properties;
@@ -82,6 +87,9 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
             }
             Set<String> methods = endpoint.methods().stream().map(m -> m.toUpperCase(Locale.ROOT))
                     .collect(Collectors.toUnmodifiableSet());
+            if (endpoint.operation() == null) {
+                requireDefaultOperationsFit("onceonly.http.endpoints[].path", methods, Set.of(endpoint.path()));
+            }
             configured.add(new ConfiguredEndpoint(pattern, methods, new IdempotentEndpoint(endpoint.operation(),
                     endpoint.keyRequired(), engine, CanonicalJson.standard(), List.of())));
         }
@@ -93,6 +101,11 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                 if (idempotent != null) {
                     annotated.put(handler.getMethod(), endpoint(idempotent, handler.getMethod()));
                     Set<RequestMethod> methods = info.getMethodsCondition().getMethods();
+                    if (idempotent.value().isBlank()) {
+                        requireDefaultOperationsFit(where(handler.getMethod()), methods.isEmpty()
+                                ? DEFAULT_METHODS : methods.stream().map(RequestMethod::name).toList(),
+                                info.getPatternValues());
+                    }
                     annotatedForAnyMethod |= methods.isEmpty();
                     methods.forEach(method -> annotatedMethods.add(method.name()));
                 }
@@ -105,14 +118,36 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         return Map.copyOf(annotated);
     }
 
+    /**
+     * A default operation name (method and route template) must fit the store's operation column, or every request
+     * to the endpoint would fail.
+     */
+    private static void requireDefaultOperationsFit(String where, Collection<String> methods,
+            Collection<String> routes) {
+        for (String method : methods) {
+            for (String route : routes) {
+                int length = (method + " " + route).length();
+                if (length > IdempotencyScope.MAX_NAME_LENGTH) {
+                    throw IdempotencyConfigurationException.of(where, "the default operation name (method and "
+                            + "route) is " + length + " characters long, more than the "
+                            + IdempotencyScope.MAX_NAME_LENGTH + " a store holds; give the operation a name");
+                }
+            }
+        }
+    }
+
+    private static String where(Method method) {
+        return "@Idempotent on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
+    }
+
     private IdempotentEndpoint endpoint(Idempotent idempotent, Method method) {
-        String where = "@Idempotent on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
+        String where = where(method);
         if (!isSynchronous(method.getReturnType())) {
             throw IdempotencyConfigurationException.of(where, "the handler returns "
                     + method.getReturnType().getSimpleName() + "; an idempotent handler must answer synchronously, "
                     + "so that its outcome is known when it is stored");
         }
-        if (idempotent.value().length() > 255) {
+        if (idempotent.value().length() > IdempotencyScope.MAX_NAME_LENGTH) {
             throw IdempotencyConfigurationException.of(where, "the operation name is longer than 255 characters");
         }
         IdempotencyEngineBuilder variant = engine.toBuilder();

@@ -13,6 +13,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.security.web.firewall.HttpStatusRequestRejectedHandler;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -60,6 +62,38 @@ class OnceOnlyWebMvcAutoConfigurationTest {
                 .withUserConfiguration(BadController.class)
                 .run(context -> assertThat(context).hasFailed().getFailure().extracting(NestedExceptionUtils::getMostSpecificCause).asInstanceOf(InstanceOfAssertFactories.THROWABLE)
                         .hasMessageContaining("BadController.create").hasMessageContaining("soon"));
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void defaultOperationNameLongerThanTheStoreHoldsStopsStartup() {
+        runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
+                .withUserConfiguration(LongRouteController.class)
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .extracting(NestedExceptionUtils::getMostSpecificCause)
+                        .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+                        .hasMessageContaining("LongRouteController.create").hasMessageContaining("278 characters"));
+    }
+
+    @Test
+    void answersFirewallRejectionsWithProblemsAndBacksOffForTheApplicationsHandler() {
+        RequestRejectedHandler own = new HttpStatusRequestRejectedHandler();
+
+        runner.run(context -> assertThat(context).getBean(RequestRejectedHandler.class)
+                .isInstanceOf(ProblemRequestRejectedHandler.class));
+        runner.withBean(RequestRejectedHandler.class, () -> own).run(context ->
+                assertThat(context.getBean(RequestRejectedHandler.class)).isSameAs(own));
+    }
+
+    @RestController
+    static class LongRouteController {
+        private static final String SEGMENT = "/segment-012345678901234567890123456789";
+
+        @PostMapping(SEGMENT + SEGMENT + SEGMENT + SEGMENT + SEGMENT + SEGMENT + SEGMENT)
+        @Idempotent
+        String create() {
+            return "created";
+        }
     }
 
     @RestController
