@@ -21,7 +21,8 @@ import org.springframework.http.ProblemDetail;
  * {@code ContentCachingResponseWrapper} and copy it to the client): a filter ordered after ours writes into this
  * buffer, and its {@code flushBuffer()} or {@code flush()} commits nothing, so nothing leaves before the
  * transaction committed and the stored body is what the handler wrote. Headers go to the container's response,
- * which stays uncommitted until {@link #sendToClient()}.
+ * which stays uncommitted until {@link #sendToClient()}. Only a filter that unwraps it on purpose
+ * ({@code getResponse()}) could reach the container's response; Spring's filters wrap, they do not unwrap.
  *
  * <p>An error sent with {@code sendError} is written into the buffer as an RFC 9457 problem, and a redirect (every
  * {@code sendRedirect} overload) as its status and {@code Location}, instead of reaching the container at once.

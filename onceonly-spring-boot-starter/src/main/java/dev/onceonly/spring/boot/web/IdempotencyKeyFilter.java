@@ -39,7 +39,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *   <li>First execution: send the buffered response as the handler wrote it. Replay: send the stored status,
  *       allow-listed headers and body with {@code Idempotent-Replayed: true}.</li>
  *   <li>Refusals become RFC 9457 problems: 422 (or 409) for a reused key, 409 with {@code Retry-After} while the
- *       first request runs, 503 with {@code Retry-After} when the store is unreachable and nothing ran.</li>
+ *       first request runs, 503 with {@code Retry-After} when the store is unreachable and nothing ran, 401 or
+ *       403 without a usable owner, 500 when the response outgrew the buffer (the attempt failed).</li>
  * </ol>
  * Requests to other endpoints pass through untouched; a key on them is ignored. Runs after authentication.
  */
