@@ -41,7 +41,8 @@ class ErrorResponsesIT {
         void assertProblem(int expectedStatus) {
             assertThat(status).as(headers + body).isEqualTo(expectedStatus);
             assertThat(headers).contains("content-type: application/problem+json");
-            assertThat(body).contains("\"status\":" + expectedStatus).doesNotContain("<html").doesNotContain("Exception");
+            assertThat(body).contains("\"status\":" + expectedStatus).doesNotContain("<html")
+                    .doesNotContain("Exception");
         }
     }
 
@@ -79,8 +80,8 @@ class ErrorResponsesIT {
     // Issue 8 (hardening)
     @Test
     void pathRejectedByTheFirewallIsA400Problem() throws Exception {
-        RawResponse response = send(ascii("GET /api/orders/%2e%2e/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + ALICE
-                + "\r\n"));
+        RawResponse response = send(ascii("GET /api/orders/%2e%2e/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                + ALICE + "\r\n"));
 
         response.assertProblem(400);
         assertThat(response.body()).contains(PROBLEMS + "request-rejected");

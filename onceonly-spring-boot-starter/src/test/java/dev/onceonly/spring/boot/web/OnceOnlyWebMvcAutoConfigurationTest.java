@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -60,8 +62,8 @@ class OnceOnlyWebMvcAutoConfigurationTest {
     void badAnnotationValueStopsStartupNamingTheMethod() {
         runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
                 .withUserConfiguration(BadController.class)
-                .run(context -> assertThat(context).hasFailed().getFailure().extracting(NestedExceptionUtils::getMostSpecificCause).asInstanceOf(InstanceOfAssertFactories.THROWABLE)
-                        .hasMessageContaining("BadController.create").hasMessageContaining("soon"));
+                .run(context -> startupFailure(context).hasMessageContaining("BadController.create")
+                        .hasMessageContaining("soon"));
     }
 
     // Issue 8 (hardening)
@@ -69,10 +71,18 @@ class OnceOnlyWebMvcAutoConfigurationTest {
     void defaultOperationNameLongerThanTheStoreHoldsStopsStartup() {
         runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
                 .withUserConfiguration(LongRouteController.class)
-                .run(context -> assertThat(context).hasFailed().getFailure()
-                        .extracting(NestedExceptionUtils::getMostSpecificCause)
-                        .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
-                        .hasMessageContaining("LongRouteController.create").hasMessageContaining("278 characters"));
+                .run(context -> startupFailure(context).hasMessageContaining("LongRouteController.create")
+                        .hasMessageContaining("278 characters"));
+    }
+
+    @Test
+    void bufferBoundBelowTheStoredBodyLimitOrAnUnsendableChallengeStopsStartup() {
+        runner.withPropertyValues("onceonly.http.max-response-body=2MB", "onceonly.http.max-buffered-response=1MB")
+                .run(context -> startupFailure(context)
+                        .hasMessageContaining("onceonly.http.max-buffered-response"));
+        runner.withPropertyValues("onceonly.http.authentication-challenge=Bearer\u00e9")
+                .run(context -> startupFailure(context)
+                        .hasMessageContaining("onceonly.http.authentication-challenge"));
     }
 
     @Test
@@ -83,6 +93,12 @@ class OnceOnlyWebMvcAutoConfigurationTest {
                 .isInstanceOf(ProblemRequestRejectedHandler.class));
         runner.withBean(RequestRejectedHandler.class, () -> own).run(context ->
                 assertThat(context.getBean(RequestRejectedHandler.class)).isSameAs(own));
+    }
+
+    /** The root cause of a failed startup. */
+    private static AbstractThrowableAssert<?, ?> startupFailure(AssertableWebApplicationContext context) {
+        return assertThat(context).hasFailed().getFailure().extracting(NestedExceptionUtils::getMostSpecificCause)
+                .asInstanceOf(InstanceOfAssertFactories.THROWABLE);
     }
 
     @RestController
