@@ -48,10 +48,14 @@ public class SecurityConfiguration {
         };
     }
 
-    /** Keys belong to tenant and user, so the same key of two users, or of two tenants, never meets. */
+    /**
+     * Keys belong to tenant and user, so the same key of two users, or of two tenants, never meets; requests that
+     * are not authenticated as a tenant user have no owner.
+     */
     @Bean
     IdempotencyOwnerResolver idempotencyOwnerResolver() {
-        return request -> owner(SecurityContextHolder.getContext().getAuthentication());
+        return request -> SecurityContextHolder.getContext().getAuthentication() instanceof Authentication user
+                && user.getPrincipal() instanceof TenantUser tenantUser ? tenantUser.owner() : null;
     }
 
     /** The owner of the authenticated request. */

@@ -104,6 +104,11 @@ public record OnceOnlyProperties(
      * @param endpoints endpoints that cannot carry the Idempotent annotation, matched by path pattern
      * @param allowAnonymous whether requests without an authenticated owner may use idempotent endpoints; they all
      *     share one owner, so anyone who learns a key could read its response
+     * @param authenticationChallenge the WWW-Authenticate header of the 401 for a request without an owner, such
+     *     as Bearer (OAuth 2 clients) or Basic realm="orders"
+     * @param maxBufferedResponse the largest response an idempotent handler may write: it is held in memory until
+     *     the outcome is settled, so a larger one fails the attempt with 500 (not sent, not stored); at least
+     *     max-response-body
      */
     public record Http(
             @DefaultValue List<String> replayHeaders,
@@ -113,7 +118,9 @@ public record OnceOnlyProperties(
             @DefaultValue("https://onceonly.dev/problems/") URI problemTypeBase,
             @DefaultValue List<String> redactedResponseFields,
             @DefaultValue List<Endpoint> endpoints,
-            @DefaultValue("false") boolean allowAnonymous) {
+            @DefaultValue("false") boolean allowAnonymous,
+            @DefaultValue("Bearer") String authenticationChallenge,
+            @DefaultValue("8MB") DataSize maxBufferedResponse) {
 
         public Http {
             if (keyReusedStatus != 422 && keyReusedStatus != 409) {
@@ -123,6 +130,14 @@ public record OnceOnlyProperties(
             if (maxRequestBody.toBytes() < 1 || maxResponseBody.toBytes() < 1) {
                 throw IdempotencyConfigurationException.of("onceonly.http.max-request-body/max-response-body",
                         "must be positive");
+            }
+            if (maxBufferedResponse.compareTo(maxResponseBody) < 0) {
+                throw IdempotencyConfigurationException.of("onceonly.http.max-buffered-response", "must be at least "
+                        + "onceonly.http.max-response-body (" + maxResponseBody + "), not " + maxBufferedResponse);
+            }
+            if (!authenticationChallenge.matches("\\p{Graph}\\p{Print}*")) {
+                throw IdempotencyConfigurationException.of("onceonly.http.authentication-challenge", "must be a "
+                        + "WWW-Authenticate challenge such as Bearer, not '" + authenticationChallenge + "'");
             }
             if (!problemTypeBase.isAbsolute() || !problemTypeBase.toString().endsWith("/")) {
                 throw IdempotencyConfigurationException.of("onceonly.http.problem-type-base", "must be an absolute "

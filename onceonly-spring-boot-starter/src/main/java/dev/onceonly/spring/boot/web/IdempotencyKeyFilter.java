@@ -43,7 +43,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *   <li>A handler that went asynchronous may still take effect: its request and every retry get a 500 problem
  *       stored as the key's final outcome, so it never runs twice.</li>
  *   <li>Refusals become RFC 9457 problems: 422 (or 409) for a reused key, 409 with {@code Retry-After} while the
- *       first request runs, 503 with {@code Retry-After} when the store is unreachable and nothing ran.</li>
+ *       first request runs, 503 with {@code Retry-After} when the store is unreachable and nothing ran, 401 or
+ *       403 without a usable owner, 500 when the response outgrew the buffer (the attempt failed).</li>
  * </ol>
  * Requests to other endpoints pass through untouched; a key on them is ignored. Runs after authentication.
  */
@@ -54,24 +55,24 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
     private final IdempotentEndpoints endpoints;
     private final IdempotencyKeyFormat keyFormat;
     private final String headerName;
-    private final IdempotencyOwnerResolver ownerResolver;
+    private final RequestOwners owners;
     private final ResponseSnapshots snapshots;
     private final ProblemResponses problems;
     private final long maxRequestBody;
-    private final boolean allowAnonymous;
+    private final long maxBufferedResponse;
     private final List<IdempotencyListener> listeners;
 
     IdempotencyKeyFilter(IdempotentEndpoints endpoints, IdempotencyKeyFormat keyFormat, String headerName,
-            IdempotencyOwnerResolver ownerResolver, ResponseSnapshots snapshots, ProblemResponses problems,
-            long maxRequestBody, boolean allowAnonymous, List<IdempotencyListener> listeners) {
+            RequestOwners owners, ResponseSnapshots snapshots, ProblemResponses problems, long maxRequestBody,
+            long maxBufferedResponse, List<IdempotencyListener> listeners) {
         this.endpoints = endpoints;
         this.keyFormat = keyFormat;
         this.headerName = headerName;
-        this.ownerResolver = ownerResolver;
+        this.owners = owners;
         this.snapshots = snapshots;
         this.problems = problems;
         this.maxRequestBody = maxRequestBody;
-        this.allowAnonymous = allowAnonymous;
+        this.maxBufferedResponse = maxBufferedResponse;
         this.listeners = List.copyOf(listeners);
     }
 
@@ -89,11 +90,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             IdempotencyKey key = keyFormat.parseHeader(keys);
             MDC.put("onceonly.operation", operation);
             MDC.put("onceonly.key", key.value());
-            String owner = ownerResolver.resolveOwner(request);
-            if (!allowAnonymous && IdempotencyOwnerResolver.ANONYMOUS.equals(owner)) {
-                refuse(operation, Outcome.INVALID_REQUEST, AuthenticationRequiredException.of(), request, response);
-                return;
-            }
+            String owner = owners.ownerOf(request);
             IdempotencyScope scope = IdempotencyScope.of(owner, operation, key);
             // Form and multipart bodies are parsed by the container; their fields and parts are fingerprinted.
             CachedBodyRequest cached = IdempotentEndpoint.isParsedByContainer(request)
@@ -103,7 +100,8 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                     cached == null ? new byte[0] : cached.body(), maxRequestBody);
             execute(match.endpoint(), scope, fingerprint, forwarded, response, chain);
         } catch (InvalidIdempotencyKeyException | MalformedRequestBodyException | RequestBodyTooLargeException
-                | UnsupportedRequestEncodingException e) {
+                | UnsupportedRequestEncodingException | AuthenticationRequiredException
+                | OwnerUnresolvableException e) {
             refuse(operation, Outcome.INVALID_REQUEST, e, request, response);
         } finally {
             MDC.remove("onceonly.operation");
@@ -116,20 +114,27 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
     private void execute(IdempotentEndpoint endpoint, IdempotencyScope scope, Fingerprint fingerprint,
             HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        BufferedResponse buffer = new BufferedResponse(response);
+        BufferedResponse buffer = new BufferedResponse(response, problems, maxBufferedResponse);
         AtomicBoolean started = new AtomicBoolean();
         IdempotentResult<StoredResponse> result;
         try {
             result = endpoint.engine().execute(scope, fingerprint, snapshots.codec(scope.operation()), () -> {
                 started.set(true);
-                chain.doFilter(request, buffer);
+                try {
+                    chain.doFilter(request, buffer);
+                } catch (IOException | ServletException | RuntimeException e) {
+                    // A write over the bound fails inside the handler; what it threw then is only the symptom.
+                    buffer.checkWithinBound();
+                    throw e;
+                }
+                buffer.checkWithinBound();
                 if (request.isAsyncStarted()) {
                     throw asynchronous(scope.operation(), request, buffer);
                 }
                 return snapshots.capture(buffer);
             });
         } catch (OutcomeUnknownException e) {
-            buffer.copyBodyToResponse();
+            buffer.sendToClient();
             if (request.isAsyncStarted()) {
                 // The client has its answer; whatever the asynchronous work writes later is dropped with the buffer.
                 request.getAsyncContext().complete();
@@ -141,6 +146,13 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             return;
         } catch (RequestInProgressException e) {
             refuse(scope.operation(), Outcome.IN_PROGRESS, e, request, response);
+            return;
+        } catch (ResponseTooLargeException e) {
+            log.warn("Response of operation '{}' exceeds onceonly.http.max-buffered-response ({} bytes): the attempt "
+                    + "failed, nothing was sent or stored", scope.operation(), maxBufferedResponse);
+            // The handler's headers (Location of what was rolled back) must not go out with the problem.
+            response.reset();
+            refuse(scope.operation(), Outcome.ERROR, e, request, response);
             return;
         } catch (IdempotencyStoreException e) {
             if (started.get()) {
@@ -169,7 +181,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             ResponseSnapshots.replay(stored, response);
             notify(scope.operation(), Outcome.REPLAYED);
         } else {
-            buffer.copyBodyToResponse();
+            buffer.sendToClient();
             notify(scope.operation(), Outcome.EXECUTED);
         }
         log.debug("Idempotent request: operation={} key={} replayed={} status={}", scope.operation(), scope.key(),

@@ -5,6 +5,7 @@ import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyEngineBuilder;
 import dev.onceonly.IdempotencyMode;
+import dev.onceonly.IdempotencyScope;
 import dev.onceonly.OutcomePolicy;
 import dev.onceonly.OutcomePolicy.Decision;
 import dev.onceonly.Retention;
@@ -13,6 +14,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -83,6 +85,9 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
             }
             Set<String> methods = endpoint.methods().stream().map(m -> m.toUpperCase(Locale.ROOT))
                     .collect(Collectors.toUnmodifiableSet());
+            if (endpoint.operation() == null) {
+                requireDefaultOperationsFit("onceonly.http.endpoints[].path", methods, Set.of(endpoint.path()));
+            }
             configured.add(new ConfiguredEndpoint(pattern, new IdempotentEndpoint(endpoint.operation(), methods,
                     endpoint.keyRequired(), engine, CanonicalJson.standard(), List.of(),
                     Set.copyOf(endpoint.fingerprintParameters()))));
@@ -100,6 +105,9 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                     Set<String> methods = info.getMethodsCondition().getMethods().isEmpty() ? DEFAULT_METHODS
                             : info.getMethodsCondition().getMethods().stream().map(RequestMethod::name)
                                     .collect(Collectors.toUnmodifiableSet());
+                    if (idempotent.value().isBlank()) {
+                        requireDefaultOperationsFit(where(handler.getMethod()), methods, info.getPatternValues());
+                    }
                     annotated.put(handler.getMethod(), endpoint(idempotent, handler, methods, resolvers));
                     annotatedMethods.addAll(methods);
                 }
@@ -112,18 +120,41 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         return Map.copyOf(annotated);
     }
 
+    /**
+     * A default operation name (method and route template) must fit the store's operation column, or every request
+     * to the endpoint would fail.
+     */
+    private static void requireDefaultOperationsFit(String where, Collection<String> methods,
+            Collection<String> routes) {
+        for (String method : methods) {
+            for (String route : routes) {
+                int length = (method + " " + route).length();
+                if (length > IdempotencyScope.MAX_NAME_LENGTH) {
+                    throw IdempotencyConfigurationException.of(where, "the default operation name (method and "
+                            + "route) is " + length + " characters long, more than the "
+                            + IdempotencyScope.MAX_NAME_LENGTH + " a store holds; give the operation a name");
+                }
+            }
+        }
+    }
+
+    private static String where(Method method) {
+        return "@Idempotent on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
+    }
+
     private IdempotentEndpoint endpoint(Idempotent idempotent, HandlerMethod handler, Set<String> methods,
             List<HandlerMethodArgumentResolver> resolvers) {
         Method method = handler.getMethod();
-        String where = "@Idempotent on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
+        String where = where(method);
         ResolvableType asynchronous = HandlerSignature.asynchronousReturnType(handler);
         if (asynchronous != null) {
             throw IdempotencyConfigurationException.of(where, "the handler returns " + asynchronous + "; an "
                     + "idempotent handler must answer synchronously, with a declared type, so that its outcome "
                     + "is known when it is stored");
         }
-        if (idempotent.value().length() > 255) {
-            throw IdempotencyConfigurationException.of(where, "the operation name is longer than 255 characters");
+        if (idempotent.value().length() > IdempotencyScope.MAX_NAME_LENGTH) {
+            throw IdempotencyConfigurationException.of(where, "the operation name is longer than "
+                    + IdempotencyScope.MAX_NAME_LENGTH + " characters");
         }
         IdempotencyEngineBuilder variant = engine.toBuilder();
         Duration wait = duration(where + " waitTimeout", idempotent.waitTimeout());

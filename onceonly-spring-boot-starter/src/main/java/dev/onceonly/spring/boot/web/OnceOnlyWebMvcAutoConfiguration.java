@@ -17,20 +17,29 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The {@code Idempotency-Key} protocol for Spring MVC: the filter, its endpoints and owner resolution.
  */
-@AutoConfiguration(after = OnceOnlyAutoConfiguration.class)
+@AutoConfiguration(after = OnceOnlyAutoConfiguration.class,
+        afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(RequestMappingHandlerMapping.class)
 @ConditionalOnBean(IdempotencyEngine.class)
 public class OnceOnlyWebMvcAutoConfiguration {
 
     /**
-     * After Spring Security's filter chain (order -100), so the owner is known; before filters of default order,
-     * so that they do not run inside the idempotent transaction.
+     * The order of the {@code Idempotency-Key} filter: after Spring Security's filter chain (order -100), so that the
+     * owner is known.
+     *
+     * <p>Filters ordered before it (Spring Security, Boot's character encoding, form content and request context
+     * filters) run outside the idempotent execution and see the final response. Every filter ordered after it,
+     * which includes every filter registered without an order, runs inside: in transactional mode inside the
+     * transaction, once per execution (never on a replay), writing into the held-back response, which it cannot
+     * send to the client early (its {@code flushBuffer()} commits nothing) and whose stored copy it cannot empty.
      */
     public static final int FILTER_ORDER = 0;
 
@@ -45,17 +54,42 @@ public class OnceOnlyWebMvcAutoConfiguration {
     @ConditionalOnMissingBean(name = "idempotencyKeyFilterRegistration")
     FilterRegistrationBean<IdempotencyKeyFilter> idempotencyKeyFilterRegistration(IdempotentEndpoints endpoints,
             IdempotencyKeyFormat keyFormat, IdempotencyOwnerResolver ownerResolver, IdempotencyEngine engine,
-            OnceOnlyProperties properties, ObjectProvider<IdempotencyListener> listeners) {
+            OnceOnlyProperties properties, ObjectProvider<IdempotencyListener> listeners,
+            ObjectProvider<JsonMapper> json) {
         OnceOnlyProperties.Http http = properties.http();
         IdempotencyKeyFilter filter = new IdempotencyKeyFilter(endpoints, keyFormat, properties.key().headerName(),
-                ownerResolver,
+                new RequestOwners(ownerResolver, http.allowAnonymous()),
                 new ResponseSnapshots(http.replayHeaders(), http.redactedResponseFields(), http.maxResponseBody().toBytes()),
-                new ProblemResponses(http.problemTypeBase(), http.keyReusedStatus(), engine.retryAfter()),
-                http.maxRequestBody().toBytes(), http.allowAnonymous(), listeners.orderedStream().toList());
+                problems(properties, engine, json), http.maxRequestBody().toBytes(),
+                http.maxBufferedResponse().toBytes(), listeners.orderedStream().toList());
         FilterRegistrationBean<IdempotencyKeyFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("idempotencyKeyFilter");
         registration.setOrder(FILTER_ORDER);
         return registration;
+    }
+
+    /** Problems written with the application's JSON mapper, or a default one if it has none. */
+    private static ProblemResponses problems(OnceOnlyProperties properties, IdempotencyEngine engine,
+            ObjectProvider<JsonMapper> json) {
+        OnceOnlyProperties.Http http = properties.http();
+        return new ProblemResponses(json.getIfAvailable(JsonMapper::new), http.problemTypeBase(),
+                http.keyReusedStatus(), engine.retryAfter(), http.authenticationChallenge());
+    }
+
+    /**
+     * Spring Security's firewall rejections as 400 problems: the firewall runs before everything else and answers
+     * with the container's error page otherwise. Backs off for the application's own handler.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(RequestRejectedHandler.class)
+    static class FirewallProblems {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RequestRejectedHandler problemRequestRejectedHandler(OnceOnlyProperties properties, IdempotencyEngine engine,
+                ObjectProvider<JsonMapper> json) {
+            return new ProblemRequestRejectedHandler(problems(properties, engine, json));
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

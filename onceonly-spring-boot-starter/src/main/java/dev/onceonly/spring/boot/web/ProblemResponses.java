@@ -2,19 +2,24 @@ package dev.onceonly.spring.boot.web;
 
 import dev.onceonly.IdempotencyException;
 import dev.onceonly.RequestInProgressException;
-import dev.onceonly.internal.JsonStrings;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.converter.json.ProblemDetailJacksonMixin;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Writes RFC 9457 problem details ({@code application/problem+json}) with a stable {@code type} per problem:
  * the base URI plus the exception's {@link IdempotencyException#problemType() slug}. The detail names the rule
- * broken, never the request body or a secret; no stack trace is ever written.
+ * broken, never the request body or a secret; no stack trace is ever written. Bodies are Spring's
+ * {@link ProblemDetail} written by the application's JSON mapper.
  */
 final class ProblemResponses {
 
@@ -29,16 +34,28 @@ final class ProblemResponses {
             Map.entry("request-in-progress", "A request with this Idempotency-Key is in progress"),
             Map.entry("idempotency-store-unavailable", "Idempotency store unavailable"),
             Map.entry("authentication-required", "Authentication required"),
-            Map.entry("asynchronous-handler", "Idempotent handler answered asynchronously"));
+            Map.entry("asynchronous-handler", "Idempotent handler answered asynchronously"),
+            Map.entry("owner-unresolvable", "The request's owner cannot own idempotency keys"),
+            Map.entry("response-too-large", "Response too large to hold back"),
+            Map.entry("request-rejected", "Request rejected"));
 
+    private final JsonMapper json;
     private final URI typeBase;
     private final int keyReusedStatus;
     private final Duration retryAfter;
+    private final String authenticationChallenge;
 
-    ProblemResponses(URI typeBase, int keyReusedStatus, Duration retryAfter) {
+    /**
+     * @param json the application's mapper; {@link ProblemDetail}'s properties are written as top-level members
+     * @param authenticationChallenge the {@code WWW-Authenticate} value of a 401
+     */
+    ProblemResponses(JsonMapper json, URI typeBase, int keyReusedStatus, Duration retryAfter,
+            String authenticationChallenge) {
+        this.json = json.rebuild().addMixIn(ProblemDetail.class, ProblemDetailJacksonMixin.class).build();
         this.typeBase = typeBase;
         this.keyReusedStatus = keyReusedStatus;
         this.retryAfter = retryAfter;
+        this.authenticationChallenge = authenticationChallenge;
     }
 
     /** The status a problem type is answered with. */
@@ -49,8 +66,9 @@ final class ProblemResponses {
             case "idempotency-store-unavailable" -> 503;
             case "request-body-too-large" -> 413;
             case "unsupported-content-encoding", "unsupported-charset" -> 415;
-            case "asynchronous-handler" -> 500;
             case "authentication-required" -> 401;
+            case "owner-unresolvable" -> 403;
+            case "asynchronous-handler", "response-too-large" -> 500;
             default -> 400;
         };
     }
@@ -65,35 +83,41 @@ final class ProblemResponses {
 
     void write(HttpServletResponse response, String problemType, @Nullable String detail, @Nullable Duration hint,
             String instance) throws IOException {
-        int status = statusOf(problemType);
-        StringBuilder json = new StringBuilder(256).append('{');
-        member(json, "type", typeBase.resolve(problemType).toString()).append(',');
-        member(json, "title", TITLES.getOrDefault(problemType, "Bad request")).append(',');
-        json.append("\"status\":").append(status);
-        if (detail != null) {
-            member(json.append(','), "detail", detail);
-        }
-        member(json.append(','), "instance", instance);
-        json.append('}');
-        byte[] body = json.toString().getBytes(StandardCharsets.UTF_8);
-
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatusCode.valueOf(statusOf(problemType)),
+                detail);
+        problem.setType(typeBase.resolve(problemType));
+        problem.setTitle(TITLES.getOrDefault(problemType, "Bad request"));
+        problem.setInstance(instance(instance));
         response.resetBuffer();
-        response.setStatus(status);
-        response.setContentType("application/problem+json");
-        response.setHeader("Cache-Control", "no-store");
+        response.setHeader(HttpHeaders.CACHE_CONTROL, "no-store");
         if (hint != null) {
-            response.setHeader("Retry-After", Long.toString(Math.max(1, (hint.toMillis() + 999) / 1000)));
+            response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, (hint.toMillis() + 999) / 1000)));
         }
         if ("unsupported-content-encoding".equals(problemType)) {
             // RFC 9110, 15.5.16: a 415 for a content coding says which codings are accepted.
-            response.setHeader("Accept-Encoding", "identity");
+            response.setHeader(HttpHeaders.ACCEPT_ENCODING, "identity");
         }
+        if (problem.getStatus() == 401) {
+            response.setHeader(HttpHeaders.WWW_AUTHENTICATE, authenticationChallenge);
+        }
+        send(response, problem);
+    }
+
+    /** Writes {@code problem} as the whole response: status, content type, length and body. */
+    void send(HttpServletResponse response, ProblemDetail problem) throws IOException {
+        byte[] body = json.writeValueAsBytes(problem);
+        response.setStatus(problem.getStatus());
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
     }
 
-    private static StringBuilder member(StringBuilder json, String name, String value) {
-        JsonStrings.quote(name, json).append(':');
-        return JsonStrings.quote(value, json);
+    /** The request path as the problem's {@code instance}, unless it is not a valid URI reference. */
+    private static @Nullable URI instance(String path) {
+        try {
+            return URI.create(path);
+        } catch (IllegalArgumentException notAUri) {
+            return null;
+        }
     }
 }

@@ -63,7 +63,7 @@ final class ResponseSnapshots {
                 headers.put(name, new ArrayList<>(response.getHeaders(name)));
             }
         }
-        return StoredResponse.of(response.getStatus(), headers, response.getContentAsByteArray(),
+        return StoredResponse.of(response.getStatus(), headers, response.content(),
                 resourceId(response.getHeader("Location")));
     }
 

@@ -1,42 +1,102 @@
 package dev.onceonly.spring.boot.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.web.util.ContentCachingResponseWrapper;
+import org.springframework.web.util.WebUtils;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 class BufferedResponseTest {
 
     private final MockHttpServletResponse client = new MockHttpServletResponse();
-    private final BufferedResponse buffered = new BufferedResponse(client);
+    private final BufferedResponse buffered = new BufferedResponse(client, new ProblemResponses(new JsonMapper(),
+            URI.create("https://onceonly.dev/problems/"), 422, Duration.ofSeconds(1), "Bearer"), 1024);
 
-    @Test
-    void redirectIsHeldBackUntilTheBufferIsCopied() throws Exception {
-        buffered.sendRedirect("/orders/42");
+    @FunctionalInterface
+    interface Redirect {
+        void send(HttpServletResponse response) throws IOException;
+    }
+
+    static Stream<Arguments> everySendRedirect() {
+        return Stream.of(
+                Arguments.of("sendRedirect(String)", (Redirect) r -> r.sendRedirect("/orders/42"), 302),
+                Arguments.of("sendRedirect(String, int)", (Redirect) r -> r.sendRedirect("/orders/42", 303), 303),
+                Arguments.of("sendRedirect(String, boolean)", (Redirect) r -> r.sendRedirect("/orders/42", true), 302),
+                Arguments.of("sendRedirect(String, int, boolean)",
+                        (Redirect) r -> r.sendRedirect("/orders/42", 307, true), 307));
+    }
+
+    // Issue 8 (hardening)
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("everySendRedirect")
+    void everySendRedirectOverloadIsHeldBackUntilTheResponseIsSent(String overload, Redirect redirect, int status)
+            throws Exception {
+        redirect.send(buffered);
 
         // A real sendRedirect would have committed the response before the transaction did.
         assertThat(client.isCommitted()).isFalse();
-        assertThat(buffered.getStatus()).isEqualTo(302);
+        assertThat(buffered.getStatus()).isEqualTo(status);
         assertThat(buffered.getHeader("Location")).isEqualTo("/orders/42");
 
-        buffered.copyBodyToResponse();
+        buffered.sendToClient();
 
-        assertThat(client.getStatus()).isEqualTo(302);
+        assertThat(client.getStatus()).isEqualTo(status);
         assertThat(client.getHeader("Location")).isEqualTo("/orders/42");
     }
 
     @Test
     void errorBecomesABufferedProblemAndLaterWritesAreDropped() throws Exception {
-        buffered.sendError(404);
+        buffered.sendError(404, "java.lang.IllegalStateException: internal detail");
         buffered.getOutputStream().write("late".getBytes(StandardCharsets.UTF_8));
         buffered.setStatus(200);
 
         assertThat(client.isCommitted()).isFalse();
         assertThat(client.getErrorMessage()).isNull();
         assertThat(buffered.getStatus()).isEqualTo(404);
-        assertThat(new String(buffered.getContentAsByteArray(), StandardCharsets.UTF_8))
-                .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404}");
+        JsonNode problem = new JsonMapper().readTree(buffered.content());
+        assertThat(problem.properties()).extracting(Map.Entry::getKey).containsOnly("status", "title");
+        assertThat(problem.get("status").asInt()).isEqualTo(404);
+        assertThat(problem.get("title").asString()).isEqualTo("Not Found");
         assertThat(buffered.getContentType()).isEqualTo("application/problem+json");
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void loggingFilterThatCopiesAndFlushesCannotSendOrEmptyTheHeldBody() throws Exception {
+        buffered.getWriter().write("{\"id\":42}");
+
+        ContentCachingResponseWrapper cached = WebUtils.getNativeResponse(buffered,
+                ContentCachingResponseWrapper.class);
+        buffered.flushBuffer();
+        buffered.getOutputStream().flush();
+
+        assertThat(cached).isNull();
+        assertThat(client.isCommitted()).isFalse();
+        assertThat(client.getContentAsByteArray()).isEmpty();
+        assertThat(new String(buffered.content(), StandardCharsets.UTF_8)).isEqualTo("{\"id\":42}");
+    }
+
+    @Test
+    void writeOverTheBoundFailsAndIsReported() throws Exception {
+        buffered.getOutputStream().write(new byte[1000]);
+
+        assertThatThrownBy(() -> buffered.getOutputStream().write(new byte[100])).isInstanceOf(IOException.class);
+        assertThatThrownBy(buffered::checkWithinBound).isInstanceOf(ResponseTooLargeException.class)
+                .hasMessageContaining("1024 bytes");
+        assertThat(client.isCommitted()).isFalse();
     }
 }

@@ -27,6 +27,8 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.stereotype.Service;
+import org.springframework.security.web.firewall.HttpStatusRequestRejectedHandler;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -187,6 +189,46 @@ class OnceOnlyWebMvcAutoConfigurationTest {
         @Idempotent("place-order")
         String place() {
             return "placed";
+        }
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void defaultOperationNameLongerThanTheStoreHoldsStopsStartup() {
+        runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
+                .withUserConfiguration(LongRouteController.class)
+                .run(context -> assertStartupFailure(context).hasMessageContaining("LongRouteController.create")
+                        .hasMessageContaining("278 characters"));
+    }
+
+    @Test
+    void bufferBoundBelowTheStoredBodyLimitOrAnUnsendableChallengeStopsStartup() {
+        runner.withPropertyValues("onceonly.http.max-response-body=2MB", "onceonly.http.max-buffered-response=1MB")
+                .run(context -> assertStartupFailure(context)
+                        .hasMessageContaining("onceonly.http.max-buffered-response"));
+        runner.withPropertyValues("onceonly.http.authentication-challenge=Bearer\u00e9")
+                .run(context -> assertStartupFailure(context)
+                        .hasMessageContaining("onceonly.http.authentication-challenge"));
+    }
+
+    @Test
+    void answersFirewallRejectionsWithProblemsAndBacksOffForTheApplicationsHandler() {
+        RequestRejectedHandler own = new HttpStatusRequestRejectedHandler();
+
+        runner.run(context -> assertThat(context).getBean(RequestRejectedHandler.class)
+                .isInstanceOf(ProblemRequestRejectedHandler.class));
+        runner.withBean(RequestRejectedHandler.class, () -> own).run(context ->
+                assertThat(context.getBean(RequestRejectedHandler.class)).isSameAs(own));
+    }
+
+    @RestController
+    static class LongRouteController {
+        private static final String SEGMENT = "/segment-012345678901234567890123456789";
+
+        @PostMapping(SEGMENT + SEGMENT + SEGMENT + SEGMENT + SEGMENT + SEGMENT + SEGMENT)
+        @Idempotent
+        String create() {
+            return "created";
         }
     }
 
