@@ -27,6 +27,23 @@ public abstract class JdbcDialect {
     public abstract String migrationLocation();
 
     /**
+     * The Flyway database module {@link JdbcSchema#migrate} needs for this database: its Maven coordinates, and a
+     * class it holds. {@code null} if unknown, and then not checked.
+     */
+    public @Nullable FlywayModule flywayModule() {
+        return null;
+    }
+
+    /**
+     * A Flyway database module.
+     *
+     * @param coordinates its Maven group and artifact id, such as {@code org.flywaydb:flyway-mysql}
+     * @param databaseType the name of its database type class, present when the module is
+     */
+    public record FlywayModule(String coordinates, String databaseType) {
+    }
+
+    /**
      * Inserts a PROCESSING record with attempt 1 unless the scope exists; never fails on a duplicate, and
      * reports the outcome as a row count (1 inserted, 0 present). Parameters: owner, operation, key,
      * fingerprint, lease_expires_at, created_at, updated_at, expires_at.

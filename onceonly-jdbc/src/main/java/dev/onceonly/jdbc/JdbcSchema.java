@@ -1,5 +1,6 @@
 package dev.onceonly.jdbc;
 
+import dev.onceonly.IdempotencyConfigurationException;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 
@@ -19,8 +20,17 @@ public final class JdbcSchema {
     private JdbcSchema() {
     }
 
-    /** Creates or upgrades the tables of {@code dialect} in the data source's default schema. */
+    /**
+     * Creates or upgrades the tables of {@code dialect} in the data source's default schema.
+     *
+     * @throws IdempotencyConfigurationException if the dialect's Flyway database module is missing (Flyway itself
+     *     would only say "Unsupported Database")
+     */
     public static void migrate(DataSource dataSource, JdbcDialect dialect) {
+        JdbcDialect.FlywayModule module = dialect.flywayModule();
+        if (module != null) {
+            requirePresent(module, dialect);
+        }
         Flyway.configure()
                 .dataSource(dataSource)
                 .locations(dialect.migrationLocation())
@@ -30,5 +40,15 @@ public final class JdbcSchema {
                 .baselineVersion("0")
                 .load()
                 .migrate();
+    }
+
+    static void requirePresent(JdbcDialect.FlywayModule module, JdbcDialect dialect) {
+        try {
+            Class.forName(module.databaseType(), false, JdbcSchema.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw IdempotencyConfigurationException.of("Flyway", "Flyway cannot migrate OnceOnly's table on "
+                    + dialect.name() + " without its database module", "Add " + module.coordinates() + " to the "
+                    + "dependencies, or create the table yourself from " + dialect.migrationLocation());
+        }
     }
 }

@@ -55,6 +55,11 @@ public final class MariaDbDialect extends JdbcDialect {
     }
 
     @Override
+    public FlywayModule flywayModule() {
+        return new FlywayModule("org.flywaydb:flyway-mysql", "org.flywaydb.database.mysql.mariadb.MariaDBDatabaseType");
+    }
+
+    @Override
     protected String insertIfAbsent(String table) {
         return "INSERT IGNORE INTO " + table + " (owner, operation, idem_key, fingerprint, state, attempt,"
                 + " lease_expires_at, created_at, updated_at, expires_at)"

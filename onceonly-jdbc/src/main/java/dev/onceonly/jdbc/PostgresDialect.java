@@ -37,6 +37,11 @@ public final class PostgresDialect extends JdbcDialect {
     }
 
     @Override
+    public FlywayModule flywayModule() {
+        return new FlywayModule("org.flywaydb:flyway-database-postgresql", "org.flywaydb.database.postgresql.PostgreSQLDatabaseType");
+    }
+
+    @Override
     protected String insertIfAbsent(String table) {
         return "INSERT INTO " + table + " (owner, operation, idem_key, fingerprint, state, attempt,"
                 + " lease_expires_at, created_at, updated_at, expires_at)"

@@ -70,7 +70,8 @@ public class OnceOnlyJdbcAutoConfiguration {
         if (properties.jdbc().schemaInit()) {
             if (!ClassUtils.isPresent("org.flywaydb.core.Flyway", getClass().getClassLoader())) {
                 throw IdempotencyConfigurationException.of("onceonly.jdbc.schema-init", "needs Flyway on the class "
-                        + "path (spring-boot-starter-flyway); set it to false if you create the table yourself");
+                        + "path: add your database's Flyway module (org.flywaydb:flyway-database-postgresql or "
+                        + "org.flywaydb:flyway-mysql), or set it to false if you create the table yourself");
             }
             JdbcSchema.migrate(dataSource, dialect);
         }
