@@ -61,8 +61,10 @@ public final class PostgresDialect extends JdbcDialect {
     /**
      * Inside a transaction: {@code SET LOCAL lock_timeout} before the statement and back to the server's (role's,
      * database's) setting after it, sent together in one round trip, so that the business statements that follow
-     * are not held to the claim's bound. A session-level {@code SET lock_timeout} is not restored. Outside a
-     * transaction there is nothing to bound: a statement that commits on its own holds no lock for long.
+     * are not held to the claim's bound. A session-level {@code SET lock_timeout} is not restored. {@code SET
+     * LOCAL} does nothing outside a transaction, which is why the store runs every claim in one, also a claim
+     * that commits on its own: its insert can otherwise wait for another transaction's uncommitted claim for as
+     * long as that transaction lasts.
      */
     @Override
     protected String boundedWrite(String statement, Duration lockWait, boolean inTransaction) {

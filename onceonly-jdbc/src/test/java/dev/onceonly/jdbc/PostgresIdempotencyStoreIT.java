@@ -15,7 +15,11 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
-class PostgresIdempotencyStoreIT extends IdempotencyStoreContract implements StoreFailureTests {
+/**
+ * The contract on a pool with auto-commit, PostgreSQL's default; a leased claim of a record another transaction
+ * holds must still be bounded by its lock wait.
+ */
+class PostgresIdempotencyStoreIT extends IdempotencyStoreContract implements HeldRecordTests, StoreFailureTests {
 
     @Override
     protected IdempotencyStore createStore(Clock clock) {
@@ -30,6 +34,16 @@ class PostgresIdempotencyStoreIT extends IdempotencyStoreContract implements Sto
     @Override
     public JdbcDialect dialect() {
         return new PostgresDialect();
+    }
+
+    @Override
+    public String sessionIdSql() {
+        return "SELECT pg_backend_pid()";
+    }
+
+    @Override
+    public String waitersBlockedBySql() {
+        return TestDatabases.POSTGRES_WAITERS_BLOCKED_BY;
     }
 
     @Override
