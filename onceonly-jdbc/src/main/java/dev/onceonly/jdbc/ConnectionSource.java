@@ -13,7 +13,7 @@ interface ConnectionSource {
     Connection acquire() throws SQLException;
 
     /** Whether {@code connection} belongs to a transaction the caller manages. */
-    boolean isJoined(Connection connection);
+    boolean isJoined(Connection connection) throws SQLException;
 
     void release(Connection connection) throws SQLException;
 

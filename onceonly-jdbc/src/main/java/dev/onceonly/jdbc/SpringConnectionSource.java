@@ -35,9 +35,14 @@ record SpringConnectionSource(DataSource dataSource) implements ConnectionSource
         }
     }
 
+    /**
+     * Bound to the thread alone is not enough: while any transaction synchronization is active (say a transaction
+     * manager of another data source runs), Spring binds the store's connection too, though no transaction of
+     * this data source began; that connection is still in auto-commit, and each statement on it commits at once.
+     */
     @Override
-    public boolean isJoined(Connection connection) {
-        return DataSourceUtils.isConnectionTransactional(connection, dataSource);
+    public boolean isJoined(Connection connection) throws SQLException {
+        return DataSourceUtils.isConnectionTransactional(connection, dataSource) && !connection.getAutoCommit();
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
@@ -11,9 +12,11 @@ import dev.onceonly.IdempotencyStoreException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -50,6 +53,27 @@ class PostgresTransactionalModeIT extends JdbcTransactionalModeContract {
             });
             assertThat(store.find(scope)).isEmpty();
         }
+    }
+
+    // issue 8: the store's connection, bound only by the synchronization of another DataSource's transaction, counted
+    // as joined; in auto-commit, claim and completion committed at once, outside the business transaction.
+    @Test
+    void transactionalModeOnATransactionManagerOfAnotherDataSourceFailsWithoutCommittingAnything() {
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.create(TestDatabases.postgres(), new PostgresDialect());
+        var otherDataSource = new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).transactions(new SpringTransactionRunner(
+                new TransactionTemplate(new DataSourceTransactionManager(otherDataSource)))).build();
+        IdempotencyScope scope = new IdempotencyScope("tx-" + UUID.randomUUID(), "issue-voucher",
+                IdempotencyKey.of(UUID.randomUUID().toString()));
+        AtomicBoolean ran = new AtomicBoolean();
+
+        assertThatThrownBy(() -> engine.execute(scope, fingerprint(), new TextCodec(), () -> {
+            ran.set(true);
+            return "issued";
+        })).isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("transactional mode");
+
+        assertThat(ran).isFalse();
+        assertThat(store.find(scope)).isEmpty();
     }
 
     private static Fingerprint fingerprint() {
