@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The SHA-256 digest of everything that makes two requests "the same request": method, route template, the
- * components the operation selects (path variables, query parameters, headers) and the body.
+ * components the caller adds (the HTTP layer adds the concrete request path, so two paths under one wildcard
+ * route are two requests, and the query parameters and headers the operation selects) and the body.
  *
  * <p>Only the digest is ever stored, never the request it was computed from. JSON bodies are hashed in their
  * {@link CanonicalJson canonical form}, so member order and formatting do not matter; other bodies hash as raw
@@ -123,14 +124,18 @@ public final class Fingerprint {
             return this;
         }
 
-        /** The route template, such as {@code /api/orders/{id}}, not the concrete path. */
+        /**
+         * The route template, such as {@code /api/orders/{id}}. A template can match many paths, so a caller that
+         * must tell them apart adds the concrete path as a {@linkplain #component component} too, as the HTTP
+         * layer does ({@code "path"}).
+         */
         public Builder route(String route) {
             this.route = Objects.requireNonNull(route, "route");
             return this;
         }
 
         /**
-         * Adds a selected part of the request, such as {@code ("path:id", "42")}, {@code ("query:currency",
+         * Adds a selected part of the request, such as {@code ("path", "/api/orders/42")}, {@code ("query:currency",
          * "EUR")} or {@code ("header:x-api-version", "3")}. Names are sorted; several values of one name keep
          * their order.
          */

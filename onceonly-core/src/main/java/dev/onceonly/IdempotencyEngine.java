@@ -57,7 +57,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>If the store is unreachable when claiming, {@link IdempotencyStoreException} is thrown and the work does not
  * run. Exceptions from the work are rethrown after the key was released for a retry, except an
- * {@link OutcomeUnknownException}, whose outcome is stored as final first. Nothing here logs or keeps a request
+ * {@link OutcomeUnknownException}, whose outcome is stored as final first (and which is rethrown all the same if
+ * that fails, since the work may go on). Nothing here logs or keeps a request
  * body. Immutable and thread-safe.
  */
 public final class IdempotencyEngine {
@@ -131,32 +132,17 @@ public final class IdempotencyEngine {
         return mode;
     }
 
-    public Duration leaseDuration() {
-        return leaseDuration;
-    }
-
-    public Duration waitTimeout() {
-        return waitTimeout;
-    }
-
+    /** The hint given to duplicates that are told to retry later. */
     public Duration retryAfter() {
         return retryAfter;
     }
 
-    /** How long finished outcomes are also answered from memory; {@link Duration#ZERO} when that is off. */
-    public Duration replayCacheTimeToLive() {
-        return replayCacheTimeToLive;
-    }
-
-    /** The body bytes the replay cache may hold. */
-    public long replayCacheMaxBytes() {
-        return replayCacheMaxBytes;
-    }
-
+    /** The policy that classifies outcomes, for a variant that overrides some statuses. */
     public OutcomePolicy outcomePolicy() {
         return outcomePolicy;
     }
 
+    /** How long outcomes are kept, for a variant that changes one of them. */
     public Retention retention() {
         return retention;
     }
@@ -221,11 +207,15 @@ public final class IdempotencyEngine {
         return new IdempotentResult<>(codec.decode(entry.response()), true);
     }
 
-    /** Remembers a finished outcome once it is durable (committed). */
+    /**
+     * Remembers a finished outcome once it is durable (committed), with the fingerprint its record holds: the bare
+     * digest, not the request's, so that {@link Fingerprint#matches} compares a request with the same recorded
+     * value whether the record came from the store or from memory.
+     */
     private void remember(IdempotencyScope scope, Fingerprint fingerprint, StoredResponse response,
             Instant expiresAt) {
         if (replays != null) {
-            replays.put(scope, fingerprint, response, expiresAt);
+            replays.put(scope, Fingerprint.ofDigest(fingerprint.digest()), response, expiresAt);
         }
     }
 
@@ -283,7 +273,8 @@ public final class IdempotencyEngine {
             releaseQuietly(scope, token);
             throw failure;
         }
-        // The work has taken effect: from here on the key is never released, lest a retry repeat the effect.
+        // The work has taken effect: only a retryable outcome (which the policy says a retry may repeat) releases
+        // the key; any other is stored, lest a retry repeat the effect.
         StoredResponse response = codec.encode(value);
         Decision decision = outcomePolicy.classify(response.status());
         if (decision == Decision.RETRYABLE) {
@@ -381,6 +372,15 @@ public final class IdempotencyEngine {
             X cause = (X) failed.getCause();
             throw cause;
         } catch (IdempotencyStoreException | TransactionRollbackException storing) {
+            OutcomeUnknownException unknownOutcome = unknown.get();
+            if (unknownOutcome != null) {
+                // The work may still take effect (it went on asynchronously), so its caller must not hear "nothing
+                // ran"; the key is free again, as nothing was committed. Only the type: no database text.
+                log.warn("Could not store the outcome of operation={} key={} whose outcome is unknown ({}); "
+                        + "answered as unknown without storing it", scope.operation(), scope.key(),
+                        storing.getClass().getSimpleName());
+                throw unknownOutcome;
+            }
             if (rejection.get() == null) {
                 throw storing;
             }
@@ -405,9 +405,10 @@ public final class IdempotencyEngine {
         try {
             value = work.run();
         } catch (OutcomeUnknownException e) {
-            // Its outcome commits with what the work wrote; the exception is rethrown after the commit.
-            completeInTransaction(scope, token, claimExpiresAt, Decision.FAILED_FINAL, e.outcome(), stored);
+            // Its outcome commits with what the work wrote; the exception is rethrown after the commit, or
+            // instead of the store's failure if storing or committing it fails.
             unknown.set(e);
+            completeInTransaction(scope, token, claimExpiresAt, Decision.FAILED_FINAL, e.outcome(), stored);
             return null;
         } catch (RuntimeException | Error e) {
             throw e;

@@ -9,7 +9,9 @@ import java.util.Objects;
  * <p>The engine never releases the key for it. It stores {@link #outcome()} as the scope's final outcome
  * (FAILED_FINAL, whatever the {@link OutcomePolicy} says, as given and not through the {@link OutcomeCodec}); in
  * transactional mode that commits with what the work wrote. Then it rethrows this exception to its caller, which
- * answers with the outcome; every retry gets it replayed, so the work never runs twice in its scope.
+ * answers with the outcome; every retry gets it replayed, so the work never runs twice in its scope. If the
+ * outcome cannot be stored (the store fails, or the transaction cannot commit), this exception is still what the
+ * caller gets, never a "nothing ran" store error, because the work may go on.
  */
 public final class OutcomeUnknownException extends IdempotencyException {
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.OutcomePolicy.Decision;
+import dev.onceonly.internal.ReplayCache;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
@@ -248,6 +249,21 @@ class IdempotencyEngineTest {
         assertThat(claims).hasValue(1);
     }
 
+    // issue 8: a completion cached the request's fingerprint, a replay the record's; a later scheme's request
+    // fingerprint carries more than a record holds, so Fingerprint.matches must always meet what a record holds.
+    @Test
+    void replayMemoryHoldsTheFingerprintARecordHoldsNotTheRequests() {
+        ReplayCache replays = new ReplayCache(Clock.systemUTC(), Duration.ofMinutes(1), 1 << 20);
+        IdempotencyEngineBuilder builder = IdempotencyEngine.builder(store);
+        builder.sharedReplays = replays;
+        Fingerprint asked = request("a");
+
+        builder.build().execute(scope, asked, TEXT, () -> order("created"));
+
+        Fingerprint remembered = replays.get(scope).fingerprint();
+        assertThat(remembered).isEqualTo(store.find(scope).orElseThrow().fingerprint()).isNotSameAs(asked);
+    }
+
     @Test
     void rememberedOutcomeNeverOutlivesItsRecord() {
         AdjustableClock clock = new AdjustableClock(START);
@@ -309,6 +325,41 @@ class IdempotencyEngineTest {
         assertThat(executions).hasValue(0);
     }
 
+    // issue 8: the caller got a 503 store error ("nothing ran") although the work went on asynchronously.
+    @Test
+    void outcomeUnknownIsRethrownWhenItsTransactionCannotCommit() {
+        IdempotencyEngine transactional = IdempotencyEngine.builder(new JoiningStore(store))
+                .transactions(new TransactionRunner() {
+                    @Override
+                    public <T> T inTransaction(Supplier<T> work) {
+                        work.get();
+                        throw new IdempotencyStoreException("commit refused", new IOException("commit refused"));
+                    }
+                }).build();
+        OutcomeUnknownException unknown = OutcomeUnknownException.storing("went async",
+                StoredResponse.of(500, new byte[0]));
+
+        assertThatThrownBy(() -> transactional.execute(scope, request("a"), TEXT, () -> {
+            order("started");
+            throw unknown;
+        })).isSameAs(unknown);
+        assertThat(executions).hasValue(1);
+    }
+
+    /** The starter's property defaults come from the same constants (OnceOnlyAutoConfigurationTest). */
+    @Test
+    void builderDefaultsAreCoresDefaults() {
+        IdempotencyEngineBuilder defaults = IdempotencyEngine.builder(store);
+
+        assertThat(defaults.leaseDuration).isEqualTo(Duration.parse(IdempotencyDefaults.LEASE_DURATION));
+        assertThat(defaults.waitTimeout).isEqualTo(Duration.parse(IdempotencyDefaults.WAIT_TIMEOUT));
+        assertThat(defaults.retryAfter).isEqualTo(Duration.parse(IdempotencyDefaults.RETRY_AFTER));
+        assertThat(defaults.retention).isEqualTo(Retention.DEFAULT);
+        assertThat(defaults.replayCacheTimeToLive)
+                .isEqualTo(Duration.parse(IdempotencyDefaults.REPLAY_CACHE_TIME_TO_LIVE));
+        assertThat(defaults.replayCacheMaxBytes).isEqualTo(IdempotencyDefaults.REPLAY_CACHE_MAX_BYTES);
+    }
+
     @Test
     void invalidSettingsFailAtConfigurationNamingTheSetting() {
         var builder = IdempotencyEngine.builder(store);
@@ -365,12 +416,17 @@ class IdempotencyEngineTest {
                 StoredResponse::bodyAsString);
     }
 
-    /** Counts claims and passes every call on. */
-    private record CountingStore(IdempotencyStore delegate, AtomicInteger claims) implements IdempotencyStore {
+    /** Passes every call on; a test's store overrides what it changes. */
+    private abstract static class ForwardingStore implements IdempotencyStore {
+
+        private final IdempotencyStore delegate;
+
+        ForwardingStore(IdempotencyStore delegate) {
+            this.delegate = delegate;
+        }
 
         @Override
         public ClaimResult claim(ClaimRequest request, Instant now) {
-            claims.incrementAndGet();
             return delegate.claim(request, now);
         }
 
@@ -392,6 +448,40 @@ class IdempotencyEngineTest {
         @Override
         public int purgeExpired(Instant now, int limit) {
             return delegate.purgeExpired(now, limit);
+        }
+    }
+
+    /** Counts claims. */
+    private static final class CountingStore extends ForwardingStore {
+
+        private final AtomicInteger claims;
+
+        CountingStore(IdempotencyStore delegate, AtomicInteger claims) {
+            super(delegate);
+            this.claims = claims;
+        }
+
+        @Override
+        public ClaimResult claim(ClaimRequest request, Instant now) {
+            claims.incrementAndGet();
+            return super.claim(request, now);
+        }
+    }
+
+    /**
+     * The in-memory store as if it joined the runner's transaction: it takes transactional claims (committing
+     * them at once), so that the engine's transactional path runs without a database.
+     */
+    private static final class JoiningStore extends ForwardingStore {
+
+        JoiningStore(IdempotencyStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public ClaimResult claim(ClaimRequest request, Instant now) {
+            return super.claim(new ClaimRequest(request.scope(), request.fingerprint(), request.leaseExpiresAt(),
+                    request.expiresAt(), request.lockWait(), false), now);
         }
     }
 

@@ -54,7 +54,8 @@ public record OnceOnlyProperties(
      * @param headerName the request header that carries the key
      * @param minLength the shortest key accepted (default rule: letters, digits, '_' and '-')
      * @param maxLength the longest key accepted (default rule, at most 255)
-     * @param pattern a regular expression keys must match instead of the default rule
+     * @param pattern a regular expression keys must match instead of the default rule; it bounds the length
+     *     itself, so it cannot be combined with another min-length or max-length
      */
     public record Key(
             @DefaultValue("Idempotency-Key") String headerName,
@@ -65,6 +66,13 @@ public record OnceOnlyProperties(
         public Key {
             if (headerName.isBlank()) {
                 throw IdempotencyConfigurationException.of("onceonly.key.header-name", "must not be blank");
+            }
+            if (pattern != null && (minLength != IdempotencyDefaults.KEY_MIN_LENGTH
+                    || maxLength != IdempotencyDefaults.KEY_MAX_LENGTH)) {
+                throw IdempotencyConfigurationException.of("onceonly.key.pattern",
+                        "replaces the default rule, so onceonly.key.min-length/max-length would be ignored",
+                        "Bound the length in the pattern (e.g. [A-Za-z0-9-]{8,64}) and remove min-length and "
+                                + "max-length.");
             }
         }
 

@@ -4,6 +4,7 @@ import static dev.onceonly.spring.boot.StartupFailure.assertStartupFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyDefaults;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyEngineBuilder;
 import dev.onceonly.IdempotencyKey;
@@ -75,20 +76,24 @@ class OnceOnlyAutoConfigurationTest {
         });
     }
 
+    /** The builder takes its defaults from the same constants; IdempotencyEngineTest pins that side. */
     @Test
-    void propertyDefaultsAreTheEngineBuildersDefaults() {
+    void propertyDefaultsAreCoresDefaults() {
         IdempotencyEngine builderDefaults = IdempotencyEngine.builder(new InMemoryIdempotencyStore()).build();
 
         runner.run(context -> {
+            OnceOnlyProperties properties = context.getBean(OnceOnlyProperties.class);
             IdempotencyEngine fromProperties = context.getBean(IdempotencyEngine.class);
 
             assertThat(fromProperties.mode()).isEqualTo(builderDefaults.mode());
-            assertThat(fromProperties.leaseDuration()).isEqualTo(builderDefaults.leaseDuration());
-            assertThat(fromProperties.waitTimeout()).isEqualTo(builderDefaults.waitTimeout());
             assertThat(fromProperties.retryAfter()).isEqualTo(builderDefaults.retryAfter());
             assertThat(fromProperties.retention()).isEqualTo(builderDefaults.retention());
-            assertThat(fromProperties.replayCacheTimeToLive()).isEqualTo(builderDefaults.replayCacheTimeToLive());
-            assertThat(fromProperties.replayCacheMaxBytes()).isEqualTo(builderDefaults.replayCacheMaxBytes());
+            assertThat(properties.lease().duration()).isEqualTo(Duration.parse(IdempotencyDefaults.LEASE_DURATION));
+            assertThat(properties.waitTimeout()).isEqualTo(Duration.parse(IdempotencyDefaults.WAIT_TIMEOUT));
+            assertThat(properties.replayCache().timeToLive())
+                    .isEqualTo(Duration.parse(IdempotencyDefaults.REPLAY_CACHE_TIME_TO_LIVE));
+            assertThat(properties.replayCache().maxSize().toBytes())
+                    .isEqualTo(IdempotencyDefaults.REPLAY_CACHE_MAX_BYTES);
             assertThat(context.getBean(IdempotencyKeyFormat.class))
                     .hasToString(IdempotencyKeyFormat.DEFAULT.toString());
         });
@@ -142,6 +147,14 @@ class OnceOnlyAutoConfigurationTest {
         runner.withPropertyValues("onceonly.cleanup.enabled=false")
                 .run(context -> assertThat(context).hasSingleBean(IdempotencyEngine.class)
                         .doesNotHaveBean(ExpiredRecordCleaner.class));
+    }
+
+    // issue 8: a pattern silently overrode min-length and max-length.
+    @Test
+    void keyPatternTogetherWithALengthStopsStartupNamingBoth() {
+        runner.withPropertyValues("onceonly.key.pattern=[a-z]+", "onceonly.key.min-length=8")
+                .run(context -> assertStartupFailure(context).hasMessageContaining("onceonly.key.pattern")
+                        .hasMessageContaining("onceonly.key.min-length/max-length"));
     }
 
     @ParameterizedTest
