@@ -6,20 +6,22 @@ import org.jspecify.annotations.Nullable;
 /**
  * What may be said of a database error: its SQLState, vendor code and exception type, never its message. Database
  * messages can quote the values of a row (PostgreSQL's "Key (owner, …)=(…) already exists", MariaDB's "Data too
- * long"), so neither an exception message nor a cause that reaches a log may carry them.
+ * long"), so neither an exception message nor a cause that reaches a log may carry them. Public for the
+ * integrations (such as the Spring Boot starter) that report database errors of their own.
  *
  * @param sqlState the SQLState, if the driver set one
  * @param vendorCode the database's own error code
  * @param type the simple name of the driver's exception class
  */
-record SqlFailure(@Nullable String sqlState, int vendorCode, String type) {
+public record SqlFailure(@Nullable String sqlState, int vendorCode, String type) {
 
-    static SqlFailure of(SQLException e) {
+    /** The safe description of {@code e}. */
+    public static SqlFailure of(SQLException e) {
         return new SqlFailure(e.getSQLState(), e.getErrorCode(), e.getClass().getSimpleName());
     }
 
     /** The first {@link SQLException} in {@code failure}'s cause chain, described; else the types of the chain. */
-    static String describe(Throwable failure) {
+    public static String describe(Throwable failure) {
         StringBuilder types = new StringBuilder();
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof SQLException sql) {

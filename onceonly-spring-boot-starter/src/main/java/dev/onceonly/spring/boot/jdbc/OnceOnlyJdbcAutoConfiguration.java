@@ -7,6 +7,7 @@ import dev.onceonly.jdbc.JdbcIdempotencyStore;
 import dev.onceonly.jdbc.JdbcSchema;
 import dev.onceonly.jdbc.MariaDbDialect;
 import dev.onceonly.jdbc.PostgresDialect;
+import dev.onceonly.jdbc.SqlFailure;
 import dev.onceonly.jdbc.SpringTransactionRunner;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
@@ -49,8 +50,9 @@ public class OnceOnlyJdbcAutoConfiguration {
         try (Connection connection = dataSource.getConnection()) {
             product = connection.getMetaData().getDatabaseProductName();
         } catch (SQLException e) {
-            throw new IllegalStateException("OnceOnly could not read the database product to choose its SQL dialect",
-                    e);
+            // Only the codes, no cause: the database's message can quote user names or other connection values.
+            throw new IllegalStateException("OnceOnly could not read the database product to choose its SQL dialect: "
+                    + SqlFailure.of(e));
         }
         String name = product.toLowerCase(Locale.ROOT);
         if (name.contains("postgres")) {

@@ -12,12 +12,16 @@ import dev.onceonly.jdbc.PostgresDialect;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /** Against the real PostgreSQL: the store is chosen by the beans that exist. */
 class OnceOnlyJdbcAutoConfigurationIT {
@@ -69,6 +73,23 @@ class OnceOnlyJdbcAutoConfigurationIT {
     void customTableWithTheBundledMigrationsStopsStartup() {
         runner.withPropertyValues("onceonly.jdbc.table-name=my_records")
                 .run(context -> assertStartupFailure(context).hasMessageContaining("onceonly.jdbc.schema-init"));
+    }
+
+    // issue 8: the SQLException was the startup failure's cause, its message (quoting connection values) printed.
+    @Test
+    void databaseThatRefusesTheConnectionStopsStartupWithoutTheDatabasesMessage() {
+        String marker = "no-such-role-" + UUID.randomUUID();
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(OnceOnlyJdbcAutoConfiguration.class,
+                        OnceOnlyAutoConfiguration.class))
+                .withBean(DataSource.class, () -> new DriverManagerDataSource(
+                        "jdbc:postgresql://127.0.0.1:5432/test?user=" + marker))
+                .run(context -> {
+                    assertStartupFailure(context).hasMessageContaining("SQLState").hasNoCause();
+                    StringWriter printed = new StringWriter();
+                    context.getStartupFailure().printStackTrace(new PrintWriter(printed));
+                    assertThat(printed.toString()).doesNotContain(marker);
+                });
     }
 
     @Test
