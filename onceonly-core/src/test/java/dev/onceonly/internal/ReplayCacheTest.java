@@ -68,6 +68,8 @@ class ReplayCacheTest {
                         // Bodies of up to a quarter of the budget, on scopes the threads share.
                         cache.put(scope(random.nextInt(scopes)), REQUEST,
                                 body(random.nextInt((int) (budget / 4 - ENTRY_ALLOWANCE))), recordExpiry);
+                        // Seen by the putting thread itself, right after its own put made its entry visible.
+                        assertThat(cache.bytes()).isLessThanOrEqualTo(budget);
                     }
                     return null;
                 }));

@@ -18,18 +18,21 @@ abstract class JdbcTransactionalModeContract extends TransactionalModeContract {
     private final DataSource dataSource;
     private final JdbcDialect dialect;
     private final JdbcTemplate jdbc;
-    private final String lockWaitersSql;
+    private final String sessionIdSql;
+    private final String waitersBlockedBySql;
 
     /**
      * @param orderTableDdl creates {@code onceonly_it_order (id, owner, sku)} with a generated id, if absent
-     * @param lockWaitersSql counts the transactions of this database that wait for a row lock
+     * @param sessionIdSql returns the id of the connection's session
+     * @param waitersBlockedBySql counts the transactions waiting for a lock of the session given as its parameter
      */
     JdbcTransactionalModeContract(DataSource dataSource, JdbcDialect dialect, String orderTableDdl,
-            String lockWaitersSql) {
+            String sessionIdSql, String waitersBlockedBySql) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.jdbc = new JdbcTemplate(dataSource);
-        this.lockWaitersSql = lockWaitersSql;
+        this.sessionIdSql = sessionIdSql;
+        this.waitersBlockedBySql = waitersBlockedBySql;
         jdbc.execute(orderTableDdl);
     }
 
@@ -61,7 +64,12 @@ abstract class JdbcTransactionalModeContract extends TransactionalModeContract {
     }
 
     @Override
-    protected int lockWaiters() {
-        return Objects.requireNonNull(jdbc.queryForObject(lockWaitersSql, Integer.class));
+    protected long sessionId() {
+        return Objects.requireNonNull(jdbc.queryForObject(sessionIdSql, Long.class));
+    }
+
+    @Override
+    protected int lockWaitersBlockedBy(long session) {
+        return Objects.requireNonNull(jdbc.queryForObject(waitersBlockedBySql, Integer.class, session));
     }
 }

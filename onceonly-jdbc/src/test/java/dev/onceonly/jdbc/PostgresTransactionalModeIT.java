@@ -25,7 +25,7 @@ class PostgresTransactionalModeIT extends JdbcTransactionalModeContract {
     PostgresTransactionalModeIT() {
         super(TestDatabases.postgres(), new PostgresDialect(), "CREATE TABLE IF NOT EXISTS onceonly_it_order"
                 + " (id bigserial PRIMARY KEY, owner varchar(255) NOT NULL, sku bigint NOT NULL)",
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+                "SELECT pg_backend_pid()", TestDatabases.POSTGRES_WAITERS_BLOCKED_BY);
     }
 
     // issue 8: the commit's SQLException ("Key (code)=(…) already exists") reached the exception and its cause.

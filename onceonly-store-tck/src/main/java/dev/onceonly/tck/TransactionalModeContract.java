@@ -28,6 +28,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -71,8 +72,14 @@ public abstract class TransactionalModeContract {
     /** Counts the committed orders of {@code owner}. */
     protected abstract int committedOrders(String owner);
 
-    /** Counts the transactions of this database that wait for a row lock. */
-    protected abstract int lockWaiters();
+    /** The id of the session (connection) of the current transaction; called inside the work. */
+    protected abstract long sessionId();
+
+    /**
+     * Counts the transactions that wait for a lock held by the session {@code session} (a {@link #sessionId()}):
+     * only those, so that other tests' lock waits on the same database never count.
+     */
+    protected abstract int lockWaitersBlockedBy(long session);
 
     @BeforeEach
     void createStoreUnderTest() {
@@ -240,23 +247,25 @@ public abstract class TransactionalModeContract {
         long shared = engine.execute(newScope(), order(1), ORDER_ID, () -> insertOrder(1)).value();
         CountDownLatch locked = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
+        AtomicLong holder = new AtomicLong();
         try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
             Future<IdempotentResult<Long>> first = threads.submit(() -> engine.execute(newScope(), order(1), ORDER_ID,
                     () -> {
                         touchOrder(shared);
+                        holder.set(sessionId());
                         locked.countDown();
                         finish.await();
                         return 1L;
                     }));
             assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
-            int waitersBefore = lockWaiters();
             // Another key's work waits for the same row; with the claim's 1 ms bound still in force it would fail.
             Future<IdempotentResult<Long>> second = threads.submit(() -> engine.execute(newScope(), order(2), ORDER_ID,
                     () -> {
                         touchOrder(shared);
                         return 2L;
                     }));
-            await().atMost(Duration.ofSeconds(20)).until(() -> second.isDone() || lockWaiters() > waitersBefore);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> second.isDone() || lockWaitersBlockedBy(holder.get()) > 0);
 
             finish.countDown();
 
