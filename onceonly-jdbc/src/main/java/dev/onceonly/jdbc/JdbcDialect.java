@@ -66,6 +66,17 @@ public abstract class JdbcDialect {
         return statement;
     }
 
+    /**
+     * Whether {@link #boundedWrite} bounds the lock wait only inside a transaction (PostgreSQL's {@code SET
+     * LOCAL}); the store then runs a claim that commits on its own as a short transaction of its own, also on an
+     * auto-commit pool. {@code false} by default: a per-statement bound needs none, and a claim's statements that
+     * commit one by one keep fewer locks (an InnoDB transaction would hold the shared lock of a duplicate insert
+     * until it ends).
+     */
+    protected boolean boundsLockWaitOnlyInTransaction() {
+        return false;
+    }
+
     /** The claim's read as it runs with its lock wait bounded; unchanged by default. */
     protected String boundedRead(String statement, Duration lockWait) {
         return statement;

@@ -29,8 +29,8 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Transactions.</b> When the caller has a Spring-managed transaction active on the same data source, every
  * statement runs in it, so a claim, the business writes and the completion commit or roll back together (the
  * engine's transactional mode). Otherwise each call borrows a connection and commits its statements itself, also
- * from a pool without auto-commit (leased mode); a claim then runs as a short transaction of its own even on an
- * auto-commit pool, so that its lock-wait bound applies. Without Spring on the class path the store always uses
+ * from a pool without auto-commit (leased mode); where the dialect can bound a lock wait only inside a
+ * transaction (PostgreSQL), a claim then runs as a short transaction of its own even on an auto-commit pool. Without Spring on the class path the store always uses
  * connections of its own. A claim in the wrong situation for its mode fails with
  * {@link IdempotencyConfigurationException} instead of silently losing the mode's guarantees.
  *
@@ -123,9 +123,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(ClaimRequest request, Instant now) {
         Instant at = micros(now);
-        // A claim that commits on its own runs as a short transaction of the store's even on an auto-commit pool:
-        // only inside one do all dialects bound its wait for a row another transaction holds uncommitted.
-        return withConnection("claim", request.scope(), !request.transactional(), (connection, joined) -> {
+        // A claim that commits on its own runs as a short transaction of the store's, even on an auto-commit pool,
+        // where only inside one can the dialect bound its wait for a row another transaction holds uncommitted.
+        boolean atomic = !request.transactional() && dialect.boundsLockWaitOnlyInTransaction();
+        return withConnection("claim", request.scope(), atomic, (connection, joined) -> {
             requireMode(request, joined);
             boolean inTransaction = !connection.getAutoCommit();
             try {

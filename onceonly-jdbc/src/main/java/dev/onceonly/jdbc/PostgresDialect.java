@@ -62,9 +62,9 @@ public final class PostgresDialect extends JdbcDialect {
      * Inside a transaction: {@code SET LOCAL lock_timeout} before the statement and back to the server's (role's,
      * database's) setting after it, sent together in one round trip, so that the business statements that follow
      * are not held to the claim's bound. A session-level {@code SET lock_timeout} is not restored. {@code SET
-     * LOCAL} does nothing outside a transaction, which is why the store runs every claim in one, also a claim
-     * that commits on its own: its insert can otherwise wait for another transaction's uncommitted claim for as
-     * long as that transaction lasts.
+     * LOCAL} does nothing outside a transaction, which is why the store runs every claim in one ({@link
+     * #boundsLockWaitOnlyInTransaction}), also a claim that commits on its own: its insert could otherwise wait
+     * for another transaction's uncommitted claim for as long as that transaction lasts.
      */
     @Override
     protected String boundedWrite(String statement, Duration lockWait, boolean inTransaction) {
@@ -75,6 +75,11 @@ public final class PostgresDialect extends JdbcDialect {
         // takes only a few forms; lock_timeout = 0 would mean "wait forever".
         long millis = Long.highestOneBit(Math.max(1, lockWait.toMillis()));
         return "SET LOCAL lock_timeout = '" + millis + "ms'; " + statement + "; SET LOCAL lock_timeout = DEFAULT";
+    }
+
+    @Override
+    protected boolean boundsLockWaitOnlyInTransaction() {
+        return true;
     }
 
     @Override
