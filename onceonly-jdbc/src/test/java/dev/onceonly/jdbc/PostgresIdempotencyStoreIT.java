@@ -19,7 +19,8 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * The contract on a pool with auto-commit, PostgreSQL's default; a leased claim of a record another transaction
  * holds must still be bounded by its lock wait.
  */
-class PostgresIdempotencyStoreIT extends IdempotencyStoreContract implements HeldRecordTests, StoreFailureTests {
+class PostgresIdempotencyStoreIT extends IdempotencyStoreContract
+        implements PostgresHeldRecordTests, StoreFailureTests {
 
     @Override
     protected IdempotencyStore createStore(Clock clock) {
@@ -34,16 +35,6 @@ class PostgresIdempotencyStoreIT extends IdempotencyStoreContract implements Hel
     @Override
     public JdbcDialect dialect() {
         return new PostgresDialect();
-    }
-
-    @Override
-    public String sessionIdSql() {
-        return "SELECT pg_backend_pid()";
-    }
-
-    @Override
-    public String waitersBlockedBySql() {
-        return TestDatabases.POSTGRES_WAITERS_BLOCKED_BY;
     }
 
     @Override

@@ -10,7 +10,7 @@ import javax.sql.DataSource;
  * connections of its own, or the pool's rollback on close would silently undo every claim; and a claim whose
  * statement gave up on a lock must roll its aborted transaction back, as committing it fails.
  */
-class PostgresWithoutAutoCommitIdempotencyStoreIT extends IdempotencyStoreContract implements HeldRecordTests {
+class PostgresWithoutAutoCommitIdempotencyStoreIT extends IdempotencyStoreContract implements PostgresHeldRecordTests {
 
     @Override
     protected IdempotencyStore createStore(Clock clock) {
@@ -25,15 +25,5 @@ class PostgresWithoutAutoCommitIdempotencyStoreIT extends IdempotencyStoreContra
     @Override
     public JdbcDialect dialect() {
         return new PostgresDialect();
-    }
-
-    @Override
-    public String sessionIdSql() {
-        return "SELECT pg_backend_pid()";
-    }
-
-    @Override
-    public String waitersBlockedBySql() {
-        return TestDatabases.POSTGRES_WAITERS_BLOCKED_BY;
     }
 }
