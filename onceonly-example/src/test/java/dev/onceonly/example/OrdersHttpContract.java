@@ -69,7 +69,7 @@ abstract class OrdersHttpContract {
     @Test
     void sameKeyAndBodyTwiceMakeOneOrderAndTheRetryGetsTheFirstResponseByteForByte() throws Exception {
         String key = newKey();
-        int before = orders("acme/alice");
+        int before = orders("acme alice");
 
         HttpResponse<byte[]> first = post("alice", List.of(key), ORDER);
         HttpResponse<byte[]> retry = post("alice", List.of(key), ORDER);
@@ -82,7 +82,7 @@ abstract class OrdersHttpContract {
         assertThat(retry.headers().allValues("Location")).isEqualTo(first.headers().allValues("Location"))
                 .singleElement().asString().startsWith("/api/orders/");
         assertThat(retry.headers().allValues("Content-Type")).isEqualTo(first.headers().allValues("Content-Type"));
-        assertThat(orders("acme/alice")).isEqualTo(before + 1);
+        assertThat(orders("acme alice")).isEqualTo(before + 1);
         HttpResponse<byte[]> read = get("alice", first.headers().firstValue("Location").orElseThrow());
         assertThat(read.statusCode()).isEqualTo(200);
         assertThat(text(read)).contains(orderNo(first));
@@ -104,11 +104,11 @@ abstract class OrdersHttpContract {
     @Test
     void twentyConcurrentRequestsWithOneKeyMakeOneOrder() throws Exception {
         String key = newKey();
-        int before = orders("acme/bob");
+        int before = orders("acme bob");
 
         List<HttpResponse<byte[]>> responses = concurrently(20, i -> post("bob", List.of(key), ORDER));
 
-        assertThat(orders("acme/bob")).isEqualTo(before + 1);
+        assertThat(orders("acme bob")).isEqualTo(before + 1);
         HttpResponse<byte[]> created = responses.stream().filter(r -> r.statusCode() == 201).findFirst().orElseThrow();
         assertThat(responses).allSatisfy(response -> {
             if (response.statusCode() == 201) {
@@ -125,22 +125,22 @@ abstract class OrdersHttpContract {
     void sameKeyWithAnotherBodyIsRefusedWith422() throws Exception {
         String key = newKey();
         post("alice", List.of(key), ORDER);
-        int before = orders("acme/alice");
+        int before = orders("acme alice");
 
         HttpResponse<byte[]> other = post("alice", List.of(key), "{\"skuId\": 43, \"quantity\": 2}");
 
         assertProblem(other, 422, "idempotency-key-reused");
-        assertThat(orders("acme/alice")).isEqualTo(before);
+        assertThat(orders("acme alice")).isEqualTo(before);
     }
 
     @Test
     void firstAttemptThatFailsAfterItsInsertLetsTheSameKeySucceedLater() throws Exception {
         String key = newKey();
-        int before = orders("acme/alice");
+        int before = orders("acme alice");
         failures.failNext();
 
         HttpResponse<byte[]> failed = post("alice", List.of(key), ORDER);
-        int afterFailure = orders("acme/alice");
+        int afterFailure = orders("acme alice");
         HttpResponse<byte[]> retry = post("alice", List.of(key), ORDER);
 
         assertThat(engine.mode()).isEqualTo(IdempotencyMode.TRANSACTIONAL);
@@ -150,7 +150,7 @@ abstract class OrdersHttpContract {
         assertThat(text(failed)).doesNotContain("Exception").doesNotContain("at dev.onceonly");
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
-        assertThat(orders("acme/alice")).isEqualTo(before + 1);
+        assertThat(orders("acme alice")).isEqualTo(before + 1);
     }
 
     @Test
@@ -171,14 +171,14 @@ abstract class OrdersHttpContract {
 
     @Test
     void missingMalformedAndMultipleKeysAreRefusedWith400() throws Exception {
-        int before = orders("acme/alice");
+        int before = orders("acme alice");
 
         assertProblem(post("alice", List.of(), ORDER), 400, "missing-idempotency-key");
         assertProblem(post("alice", List.of("too-short"), ORDER), 400, "invalid-idempotency-key");
         assertProblem(post("alice", List.of("has spaces in it, and more"), ORDER), 400, "invalid-idempotency-key");
         assertProblem(post("alice", List.of("\"unterminated-0123456789"), ORDER), 400, "invalid-idempotency-key");
         assertProblem(post("alice", List.of(newKey(), newKey()), ORDER), 400, "invalid-idempotency-key");
-        assertThat(orders("acme/alice")).isEqualTo(before);
+        assertThat(orders("acme alice")).isEqualTo(before);
     }
 
     @Test
@@ -197,14 +197,14 @@ abstract class OrdersHttpContract {
         "{\"skuId\": 1e999999999999, \"quantity\": 1}", "{\"skuId\": 42, \"quantity\": 2} trailing",
         "{\"skuId\": \"forty-two\", \"quantity\": 2}", "{\"skuId\": 42, \"quantity\": 500}", "[]", "null"})
     void malformedOrInvalidBodiesAreRefusedWith400NeverA500(String body) throws Exception {
-        int before = orders("acme/carol");
+        int before = orders("acme carol");
 
         HttpResponse<byte[]> response = post("carol", List.of(newKey()), body);
 
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(text(response)).doesNotContain("Exception").doesNotContain("\tat ");
-        assertThat(orders("acme/carol")).isEqualTo(before);
+        assertThat(orders("acme carol")).isEqualTo(before);
     }
 
     @Test
@@ -269,8 +269,8 @@ abstract class OrdersHttpContract {
         String stormKey = newKey();
         int stormSize = 200;
         int others = 60;
-        int before = orders("acme/bob");
-        int carolBefore = orders("globex/carol");
+        int before = orders("acme bob");
+        int carolBefore = orders("globex carol");
 
         List<HttpResponse<byte[]>> responses = concurrently(stormSize + others, i -> i < stormSize
                 ? post("bob", List.of(stormKey), ORDER)
@@ -278,12 +278,12 @@ abstract class OrdersHttpContract {
 
         List<HttpResponse<byte[]>> storm = responses.subList(0, stormSize);
         List<HttpResponse<byte[]>> otherKeys = responses.subList(stormSize, responses.size());
-        assertThat(orders("acme/bob")).isEqualTo(before + 1);
+        assertThat(orders("acme bob")).isEqualTo(before + 1);
         assertThat(otherKeys).allSatisfy(response -> {
             assertThat(response.statusCode()).isEqualTo(201);
             assertThat(response.headers().firstValue("Idempotent-Replayed")).isEmpty();
         });
-        assertThat(orders("globex/carol")).isEqualTo(carolBefore + others);
+        assertThat(orders("globex carol")).isEqualTo(carolBefore + others);
         byte[] created = storm.stream().filter(r -> r.statusCode() == 201).findFirst().orElseThrow().body();
         assertThat(storm).allSatisfy(response -> {
             if (response.statusCode() == 201) {

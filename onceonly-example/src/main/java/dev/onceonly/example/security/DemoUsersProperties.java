@@ -16,9 +16,6 @@ public record DemoUsersProperties(Map<String, DemoUser> users) {
         if (users == null || users.isEmpty()) {
             throw new IllegalArgumentException("example.users must define at least one user");
         }
-        if (users.keySet().stream().anyMatch(name -> name.contains("/"))) {
-            throw new IllegalArgumentException("example.users names must not contain '/'");
-        }
         users = Map.copyOf(users);
     }
 
@@ -32,10 +29,6 @@ public record DemoUsersProperties(Map<String, DemoUser> users) {
         public DemoUser {
             if (password == null || password.isBlank() || tenant == null || tenant.isBlank()) {
                 throw new IllegalArgumentException("every example.users entry needs a password and a tenant");
-            }
-            if (tenant.contains("/")) {
-                // The owner is tenant/user: a '/' in a tenant would make two owners read alike.
-                throw new IllegalArgumentException("example.users tenants must not contain '/'");
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.onceonly.example.security;
 
+import dev.onceonly.spring.boot.web.IdempotencyOwnerResolver;
 import java.util.List;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.core.userdetails.User;
@@ -18,8 +19,11 @@ public final class TenantUser extends User {
         return tenant;
     }
 
-    /** The owner of this user's idempotency keys and orders: tenant and user, never chosen by the client. */
+    /**
+     * The owner of this user's idempotency keys and orders: tenant and user, never chosen by the client, encoded
+     * so that no other tenant and user read alike (as {@code tenant + "/" + user} would, with a {@code /} in a name).
+     */
     public String owner() {
-        return tenant + "/" + getUsername();
+        return IdempotencyOwnerResolver.qualified(tenant, getUsername());
     }
 }

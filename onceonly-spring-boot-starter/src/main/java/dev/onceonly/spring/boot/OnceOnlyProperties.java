@@ -162,7 +162,8 @@ public record OnceOnlyProperties(
      * @param operation the operation name (default: method and pattern)
      * @param keyRequired whether a request without a key is refused (400) or passes through unprotected
      * @param fingerprintParameters query parameters that are part of the fingerprint, or * for all; others,
-     *     such as a cache-buster, are not (form fields are the body and always are)
+     *     such as a cache-buster, are not (form fields are the body and always are); default all, since the
+     *     handler's use of parameters is not seen
      */
     public record Endpoint(
             String path,

@@ -1,5 +1,6 @@
 package dev.onceonly.spring.boot.web;
 
+import jakarta.servlet.ServletRequest;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -13,7 +14,9 @@ import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpEntity;
+import org.springframework.http.RequestEntity;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.context.request.async.DeferredResult;
 import org.springframework.web.context.request.async.WebAsyncTask;
 import org.springframework.web.method.HandlerMethod;
@@ -21,6 +24,7 @@ import org.springframework.web.method.annotation.ModelAttributeMethodProcessor;
 import org.springframework.web.method.annotation.RequestParamMapMethodArgumentResolver;
 import org.springframework.web.method.annotation.RequestParamMethodArgumentResolver;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
+import org.springframework.web.multipart.MultipartRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter;
 import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 
@@ -61,7 +65,9 @@ final class HandlerSignature {
     /**
      * The query parameters the handler binds, found as Spring MVC finds them (the first argument resolver that
      * supports a parameter): named {@code @RequestParam}s and simple types bound by name; a map of all request
-     * parameters or a model attribute bind any of them ({@value IdempotentEndpoint#ALL_PARAMETERS}).
+     * parameters, a model attribute, or the request itself ({@code HttpServletRequest}, {@code WebRequest},
+     * {@code RequestEntity}, whose use of parameters cannot be seen) read any of them
+     * ({@value IdempotentEndpoint#ALL_PARAMETERS}).
      */
     static Set<String> boundQueryParameters(HandlerMethod handler, List<HandlerMethodArgumentResolver> resolvers) {
         Set<String> names = new TreeSet<>();
@@ -69,13 +75,18 @@ final class HandlerSignature {
             HandlerMethodArgumentResolver resolver = resolvers.stream()
                     .filter(candidate -> candidate.supportsParameter(parameter)).findFirst().orElse(null);
             if (resolver instanceof RequestParamMapMethodArgumentResolver
-                    || resolver instanceof ModelAttributeMethodProcessor) {
+                    || resolver instanceof ModelAttributeMethodProcessor || isRequest(parameter.getParameterType())) {
                 names.add(IdempotentEndpoint.ALL_PARAMETERS);
             } else if (resolver instanceof RequestParamMethodArgumentResolver) {
                 names.add(parameterName(parameter));
             }
         }
         return names;
+    }
+
+    private static boolean isRequest(Class<?> type) {
+        return ServletRequest.class.isAssignableFrom(type) || WebRequest.class.isAssignableFrom(type)
+                || MultipartRequest.class.isAssignableFrom(type) || RequestEntity.class.isAssignableFrom(type);
     }
 
     private static String parameterName(MethodParameter parameter) {

@@ -5,6 +5,7 @@ import dev.onceonly.IdempotencyException;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.IdempotencyKeyReusedException;
+import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.IdempotentResult;
@@ -22,6 +23,7 @@ import java.io.IOException;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -40,11 +42,13 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *       buffered: in transactional mode nothing reaches the client before the transaction has committed.</li>
  *   <li>First execution: send the buffered response as the handler wrote it. Replay: send the stored status,
  *       allow-listed headers and body with {@code Idempotent-Replayed: true}.</li>
- *   <li>A handler that went asynchronous may still take effect: its request and every retry get a 500 problem
- *       stored as the key's final outcome, so it never runs twice.</li>
+ *   <li>A handler that went asynchronous, or in leased mode wrote more than the buffer holds, may have taken
+ *       effect: its request and every retry get a 500 problem stored as the key's final outcome, so it never runs
+ *       twice.</li>
  *   <li>Refusals become RFC 9457 problems: 422 (or 409) for a reused key, 409 with {@code Retry-After} while the
  *       first request runs, 503 with {@code Retry-After} when the store is unreachable and nothing ran, 401 or
- *       403 without a usable owner, 500 when the response outgrew the buffer (the attempt failed).</li>
+ *       403 without a usable owner, 500 when the response outgrew the buffer in transactional mode (the attempt
+ *       rolled back).</li>
  * </ol>
  * Requests to other endpoints pass through untouched; a key on them is ignored. Runs after authentication.
  */
@@ -115,6 +119,8 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
         BufferedResponse buffer = new BufferedResponse(response, problems, maxBufferedResponse);
+        // The handler's buffer, or the final problem that replaced it
+        AtomicReference<BufferedResponse> answer = new AtomicReference<>(buffer);
         AtomicBoolean started = new AtomicBoolean();
         IdempotentResult<StoredResponse> result;
         try {
@@ -124,17 +130,19 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                     chain.doFilter(request, buffer);
                 } catch (IOException | ServletException | RuntimeException e) {
                     // A write over the bound fails inside the handler; what it threw then is only the symptom.
-                    buffer.checkWithinBound();
+                    requireWithinBound(endpoint, scope.operation(), request, buffer, answer);
                     throw e;
                 }
-                buffer.checkWithinBound();
                 if (request.isAsyncStarted()) {
-                    throw asynchronous(scope.operation(), request, buffer);
+                    log.error("The handler of operation={} answered asynchronously; idempotent handlers must answer "
+                            + "synchronously. Its key is answered with a stored 500 from now on.", scope.operation());
+                    throw finalProblem(AsynchronousHandlerException.of(scope.operation()), request, buffer, answer);
                 }
+                requireWithinBound(endpoint, scope.operation(), request, buffer, answer);
                 return snapshots.capture(buffer);
             });
         } catch (OutcomeUnknownException e) {
-            buffer.sendToClient();
+            answer.get().sendToClient();
             if (request.isAsyncStarted()) {
                 // The client has its answer; whatever the asynchronous work writes later is dropped with the buffer.
                 request.getAsyncContext().complete();
@@ -149,9 +157,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             return;
         } catch (ResponseTooLargeException e) {
             log.warn("Response of operation '{}' exceeds onceonly.http.max-buffered-response ({} bytes): the attempt "
-                    + "failed, nothing was sent or stored", scope.operation(), maxBufferedResponse);
-            // The handler's headers (Location of what was rolled back) must not go out with the problem.
-            response.reset();
+                    + "was rolled back, nothing was sent or stored", scope.operation(), maxBufferedResponse);
             refuse(scope.operation(), Outcome.ERROR, e, request, response);
             return;
         } catch (IdempotencyStoreException e) {
@@ -189,16 +195,42 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
     }
 
     /**
-     * A handler that went asynchronous (one not refused at startup: an {@code Object} return value, a configured
-     * endpoint) may still take effect, so its key is never released for a re-run: the stored outcome is a 500.
+     * Reports a response over the bound. In transactional mode the attempt rolls back, so nothing took effect. In
+     * leased mode the handler may have taken effect (a payment call), so its key is never released for a re-run:
+     * the 500 is stored as its final outcome.
+     *
+     * @throws ResponseTooLargeException in transactional mode
+     * @throws OutcomeUnknownException in leased mode
      */
-    private OutcomeUnknownException asynchronous(String operation, HttpServletRequest request,
-            BufferedResponse buffer) throws IOException {
-        log.error("The handler of operation={} answered asynchronously; idempotent handlers must answer "
-                + "synchronously. Its key is answered with a stored 500 from now on.", operation);
-        AsynchronousHandlerException problem = AsynchronousHandlerException.of(operation);
-        problems.write(buffer, problem, request.getRequestURI());
-        return OutcomeUnknownException.storing(problem.getMessage(), snapshots.capture(buffer));
+    private void requireWithinBound(IdempotentEndpoint endpoint, String operation, HttpServletRequest request,
+            BufferedResponse buffer, AtomicReference<BufferedResponse> answer) throws IOException {
+        try {
+            buffer.checkWithinBound();
+        } catch (ResponseTooLargeException tooLarge) {
+            if (endpoint.engine().mode() != IdempotencyMode.LEASED) {
+                throw tooLarge;
+            }
+            log.error("Response of operation '{}' exceeds onceonly.http.max-buffered-response ({} bytes) after the "
+                    + "handler may have taken effect; its key is answered with a stored 500 from now on", operation,
+                    maxBufferedResponse);
+            throw finalProblem(tooLarge, request, buffer, answer);
+        }
+    }
+
+    /**
+     * The outcome of a handler that may have taken effect but has no response to store (it went asynchronous, or
+     * outgrew the buffer): {@code problem}, stored as the key's final outcome so that it never runs twice. The
+     * handler's buffer is sealed first, since an asynchronous handler's thread may still write into it, and the
+     * problem is written into a buffer of its own, which becomes the {@code answer}.
+     */
+    private OutcomeUnknownException finalProblem(IdempotencyException problem, HttpServletRequest request,
+            BufferedResponse buffer, AtomicReference<BufferedResponse> answer) throws IOException {
+        buffer.seal();
+        BufferedResponse problemResponse = new BufferedResponse((HttpServletResponse) buffer.getResponse(), problems,
+                maxBufferedResponse);
+        problems.write(problemResponse, problem, request.getRequestURI());
+        answer.set(problemResponse);
+        return OutcomeUnknownException.storing(problem.getMessage(), snapshots.capture(problemResponse));
     }
 
     private void refuse(String operation, Outcome outcome, IdempotencyException problem,

@@ -57,8 +57,10 @@ public @interface Idempotent {
 
     /**
      * Query parameters that are part of the fingerprint, such as {@code currency}, or {@code "*"} for all of them.
-     * Those the handler binds ({@code @RequestParam}, simple parameters, a parameter map, a model attribute) take
-     * part anyway; others, such as a cache-buster, do not. Form fields are the body and always take part.
+     * Those the handler binds ({@code @RequestParam}, simple parameters) take part anyway; all of them do if it
+     * takes a parameter map, a model attribute or the request itself ({@code HttpServletRequest},
+     * {@code WebRequest}, {@code RequestEntity}). Others, such as a cache-buster, do not. Form fields are the body
+     * and always take part.
      */
     String[] fingerprintParameters() default {};
 

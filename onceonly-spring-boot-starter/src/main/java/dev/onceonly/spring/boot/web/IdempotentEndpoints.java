@@ -88,9 +88,11 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
             if (endpoint.operation() == null) {
                 requireDefaultOperationsFit("onceonly.http.endpoints[].path", methods, Set.of(endpoint.path()));
             }
+            // Its handler is not seen, so nor is which parameters it reads: all of them, unless named.
+            Set<String> parameters = endpoint.fingerprintParameters().isEmpty()
+                    ? Set.of(IdempotentEndpoint.ALL_PARAMETERS) : Set.copyOf(endpoint.fingerprintParameters());
             configured.add(new ConfiguredEndpoint(pattern, new IdempotentEndpoint(endpoint.operation(), methods,
-                    endpoint.keyRequired(), engine, CanonicalJson.standard(), List.of(),
-                    Set.copyOf(endpoint.fingerprintParameters()))));
+                    endpoint.keyRequired(), engine, CanonicalJson.standard(), List.of(), parameters)));
         }
         mappings.addAll(context.getBeansOfType(RequestMappingHandlerMapping.class).values());
         List<HandlerMethodArgumentResolver> resolvers = context.getBeansOfType(RequestMappingHandlerAdapter.class)
@@ -215,8 +217,13 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     /** The endpoint {@code request} goes to, or {@code null} if it is not idempotent. */
     @Nullable Match match(HttpServletRequest request) {
         if (!configured.isEmpty()) {
-            PathContainer path = PathContainer.parsePath(request.getRequestURI().substring(
-                    request.getContextPath().length()));
+            PathContainer path;
+            try {
+                path = PathContainer.parsePath(request.getRequestURI().substring(request.getContextPath().length()));
+            } catch (IllegalArgumentException undecodable) {
+                // No pattern can match a path that does not decode; the dispatcher answers it.
+                return annotatedMethods.contains(request.getMethod()) ? matchHandler(request) : null;
+            }
             for (ConfiguredEndpoint endpoint : configured) {
                 PathPattern.PathMatchInfo info = endpoint.pattern().matchAndExtract(path);
                 if (info != null && endpoint.endpoint().methods().contains(request.getMethod())) {

@@ -11,8 +11,8 @@ import org.springframework.security.web.firewall.RequestRejectedHandler;
 /**
  * Answers a request that Spring Security's firewall rejected (a header value with control characters, such as a
  * non-ASCII {@code Idempotency-Key}; an encoded slash in the path) with a 400 problem {@code request-rejected},
- * instead of an error page that an API client cannot read. The firewall's message quotes the rejected value, so it
- * is logged at debug and never sent.
+ * instead of an error page that an API client cannot read. The firewall's message quotes the rejected value (which
+ * can be an {@code Authorization} or {@code Cookie} header), so it is neither sent nor logged.
  */
 final class ProblemRequestRejectedHandler implements RequestRejectedHandler {
 
@@ -27,7 +27,8 @@ final class ProblemRequestRejectedHandler implements RequestRejectedHandler {
     @Override
     public void handle(HttpServletRequest request, HttpServletResponse response, RequestRejectedException rejected)
             throws IOException {
-        log.debug("Request rejected by the firewall: {}", rejected.getMessage());
+        log.debug("Request to {} rejected by the firewall ({})", request.getRequestURI(),
+                rejected.getClass().getName());
         problems.write(response, "request-rejected", "The request has a header, parameter or path that this server "
                 + "does not accept", null, request.getRequestURI());
     }

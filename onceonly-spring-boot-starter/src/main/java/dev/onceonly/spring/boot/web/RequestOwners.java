@@ -39,8 +39,9 @@ final class RequestOwners {
         try {
             resolved = resolver.resolveOwner(request);
         } catch (RuntimeException e) {
-            log.warn("The IdempotencyOwnerResolver failed for {} {}", request.getMethod(), request.getRequestURI(),
-                    e);
+            // Only the type: a resolver that queries a database fails with the database's text, which can quote rows.
+            log.warn("The IdempotencyOwnerResolver failed for {} {} with {}", request.getMethod(),
+                    request.getRequestURI(), e.getClass().getName());
             throw OwnerUnresolvableException.resolverFailed();
         }
         if (resolved == null) {

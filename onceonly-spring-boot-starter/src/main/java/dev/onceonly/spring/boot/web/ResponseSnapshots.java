@@ -4,7 +4,6 @@ import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,19 +51,20 @@ final class ResponseSnapshots {
         this.maxBody = maxBody;
     }
 
-    /** The response as the handler left it in the buffer, all of it. */
+    /** The response as the handler left it in the buffer, all of it, without headers of filters before ours. */
     StoredResponse capture(BufferedResponse response) {
         Map<String, List<String>> headers = new LinkedHashMap<>();
         if (response.getContentType() != null) {
             headers.put("Content-Type", List.of(response.getContentType()));
         }
-        for (String name : new TreeSet<>(response.getHeaderNames())) {
-            if (replayHeaders.contains(name) && !name.equalsIgnoreCase("Content-Type")) {
-                headers.put(name, new ArrayList<>(response.getHeaders(name)));
+        for (String name : new TreeSet<>(response.heldHeaderNames())) {
+            if (replayHeaders.contains(name)) {
+                headers.put(name, response.heldHeaders(name));
             }
         }
+        List<String> location = response.heldHeaders("Location");
         return StoredResponse.of(response.getStatus(), headers, response.content(),
-                resourceId(response.getHeader("Location")));
+                resourceId(location.isEmpty() ? null : location.getFirst()));
     }
 
     /** The last path segment of a {@code Location}, such as the id of a created order. */

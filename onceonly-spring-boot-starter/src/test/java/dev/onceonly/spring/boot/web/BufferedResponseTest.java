@@ -15,8 +15,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.mock.web.MockHttpServletResponse;
-import org.springframework.web.util.ContentCachingResponseWrapper;
-import org.springframework.web.util.WebUtils;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -78,16 +76,63 @@ class BufferedResponseTest {
     @Test
     void loggingFilterThatCopiesAndFlushesCannotSendOrEmptyTheHeldBody() throws Exception {
         buffered.getWriter().write("{\"id\":42}");
-
-        ContentCachingResponseWrapper cached = WebUtils.getNativeResponse(buffered,
-                ContentCachingResponseWrapper.class);
         buffered.flushBuffer();
         buffered.getOutputStream().flush();
 
-        assertThat(cached).isNull();
         assertThat(client.isCommitted()).isFalse();
         assertThat(client.getContentAsByteArray()).isEmpty();
         assertThat(new String(buffered.content(), StandardCharsets.UTF_8)).isEqualTo("{\"id\":42}");
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void handlerHeadersReachTheClientOnlyWhenTheResponseIsSent() throws Exception {
+        client.setHeader("Access-Control-Allow-Origin", "https://shop.example");
+        buffered.setStatus(201);
+        buffered.setHeader("Location", "/orders/42");
+        buffered.addHeader("Vary", "Accept");
+        buffered.setContentType("application/json");
+        buffered.addCookie(new jakarta.servlet.http.Cookie("session", "s1"));
+
+        assertThat(client.getStatus()).isEqualTo(200);
+        assertThat(client.getHeaderNames()).containsOnly("Access-Control-Allow-Origin");
+        assertThat(client.getCookies()).isEmpty();
+        assertThat(buffered.getHeader("Access-Control-Allow-Origin")).isEqualTo("https://shop.example");
+        assertThat(buffered.heldHeaderNames()).containsOnly("Location", "Vary");
+
+        buffered.sendToClient();
+
+        assertThat(client.getStatus()).isEqualTo(201);
+        assertThat(client.getHeader("Location")).isEqualTo("/orders/42");
+        assertThat(client.getHeader("Access-Control-Allow-Origin")).isEqualTo("https://shop.example");
+        assertThat(client.getContentType()).isEqualTo("application/json");
+        assertThat(client.getCookie("session")).isNotNull();
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void handlerHeaderSetReplacesThatOfAFilterBeforeOursAndAddedOneComesAfterIt() throws Exception {
+        client.setHeader("Cache-Control", "no-cache");
+        client.setHeader("Vary", "Origin");
+        buffered.setHeader("Cache-Control", "private");
+        buffered.addHeader("Vary", "Accept");
+
+        assertThat(buffered.getHeaders("Cache-Control")).containsExactly("private");
+        assertThat(buffered.getHeaders("Vary")).containsExactly("Origin", "Accept");
+        buffered.sendToClient();
+
+        assertThat(client.getHeaders("Cache-Control")).containsExactly("private");
+        assertThat(client.getHeaders("Vary")).containsExactly("Origin", "Accept");
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void writerTextOverTheBoundStillInTheEncoderIsReported() {
+        buffered.getWriter().write("x".repeat(1000));
+        buffered.getWriter().write("y".repeat(100));
+
+        assertThatThrownBy(buffered::checkWithinBound).isInstanceOf(ResponseTooLargeException.class);
+        assertThatThrownBy(buffered::content).isInstanceOf(ResponseTooLargeException.class);
     }
 
     @Test

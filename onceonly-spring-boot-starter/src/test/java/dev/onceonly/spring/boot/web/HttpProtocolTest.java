@@ -29,6 +29,7 @@ import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.ResponseEntity;
+import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
@@ -38,6 +39,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.context.request.async.DeferredResult;
 import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 
@@ -58,7 +60,8 @@ class HttpProtocolTest {
                     "onceonly.replay-cache.time-to-live=0s",
                     "onceonly.http.endpoints[0].path=/api/legacy/payments/**",
                     "onceonly.http.endpoints[0].fingerprint-parameters=amount",
-                    "onceonly.http.endpoints[1].path=/api/legacy/async")
+                    "onceonly.http.endpoints[1].path=/api/legacy/async",
+                    "onceonly.http.endpoints[2].path=/api/legacy/charges")
             .withUserConfiguration(Handlers.class);
 
     @Test
@@ -92,6 +95,37 @@ class HttpProtocolTest {
     void cacheBusterOnARetryIsReplayedWhileAConfiguredParameterThatDiffersIsRefused() {
         run(http -> http.assertRetryReplayedAndOtherRefused(post("/api/legacy/payments/inv-1?amount=5&_=1"),
                 post("/api/legacy/payments/inv-1?_=2&amount=5"), post("/api/legacy/payments/inv-1?amount=6&_=3")));
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void configuredEndpointWithoutNamedParametersHasEveryQueryParameterTakePart() {
+        run(http -> http.assertRetryReplayedAndOtherRefused(post("/api/legacy/charges?amount=5"),
+                post("/api/legacy/charges?amount=5"), post("/api/legacy/charges?amount=6")));
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void handlerThatReadsTheServletRequestHasEveryQueryParameterTakePart() {
+        run(http -> http.assertRetryReplayedAndOtherRefused(post("/api/refunds/inv-1?amount=5"),
+                post("/api/refunds/inv-1?amount=5"), post("/api/refunds/inv-1?amount=6")));
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void handlerThatReadsTheWebRequestHasEveryQueryParameterTakePart() {
+        run(http -> http.assertRetryReplayedAndOtherRefused(post("/api/adjustments?amount=5"),
+                post("/api/adjustments?amount=5"), post("/api/adjustments?amount=6")));
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void undecodablePathIsNoConfiguredEndpointRatherThanAnError() {
+        run(http -> {
+            MockHttpServletRequest request = new MockHttpServletRequest("POST", "/api/legacy/payments/inv%ZZ1");
+
+            assertThat(http.context().getBean(IdempotentEndpoints.class).match(request)).isNull();
+        });
     }
 
     @Test
@@ -297,6 +331,18 @@ class HttpProtocolTest {
         @PostMapping("/api/legacy/payments/**")
         String pay(HttpServletRequest request) {
             return "paid " + request.getRequestURI();
+        }
+
+        /** Made idempotent by configuration only, without naming the parameters it reads. */
+        @PostMapping("/api/legacy/charges")
+        String charge(HttpServletRequest request) {
+            return "charged " + request.getParameter("amount");
+        }
+
+        @PostMapping("/api/adjustments")
+        @Idempotent
+        String adjust(WebRequest request) {
+            return "adjusted " + request.getParameter("amount");
         }
 
         @PostMapping("/api/refunds/**")

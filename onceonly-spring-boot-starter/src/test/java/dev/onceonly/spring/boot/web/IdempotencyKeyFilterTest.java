@@ -40,6 +40,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody;
 import org.springframework.web.util.ContentCachingResponseWrapper;
 import org.springframework.web.util.WebUtils;
 
@@ -53,6 +54,7 @@ import org.springframework.web.util.WebUtils;
             "onceonly.http.max-response-body=32KB",
             "onceonly.http.max-buffered-response=64KB",
             "onceonly.http.redacted-response-fields=/secret",
+            "onceonly.http.endpoints[0].path=/streaming",
             "onceonly.replay-cache.time-to-live=0s"})
 @Timeout(60)
 class IdempotencyKeyFilterTest {
@@ -134,13 +136,52 @@ class IdempotencyKeyFilterTest {
 
     // Issue 8 (hardening)
     @Test
-    void responseOverTheBufferBoundFailsAs500ProblemThatIsNotStored() throws Exception {
+    void responseOverTheBufferBoundInLeasedModeIsAStored500AndTheHandlerNeverRunsAgain() throws Exception {
+        int runs = TestApplication.TEXT_RUNS.get();
+
         Exchange exchange = twice("/text?size=100000");
 
         assertProblem(exchange.first(), 500, "response-too-large");
-        assertThat(exchange.first().headers().firstValue("X-Handler")).isEmpty();
         assertProblem(exchange.retry(), 500, "response-too-large");
-        assertThat(exchange.retry().headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(exchange.retry().headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(TestApplication.TEXT_RUNS.get() - runs).isEqualTo(1);
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void tooLargeProblemHasNoHandlerHeadersAndKeepsThoseOfFiltersBeforeOurs() throws Exception {
+        HttpResponse<String> response = post("/text?size=100000", newKey(), ORDER);
+
+        assertProblem(response, 500, "response-too-large");
+        assertThat(response.headers().firstValue("X-Handler")).isEmpty();
+        assertThat(response.headers().firstValue(TestApplication.BEFORE_HEADER)).hasValue("kept");
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void writerOverTheBufferBoundIsA500ProblemNeverAnEmpty200() throws Exception {
+        // Most of the last 8 KiB stays in the writer's encoder until the response is captured.
+        Exchange exchange = twice("/writer?size=66000");
+
+        assertProblem(exchange.first(), 500, "response-too-large");
+        assertProblem(exchange.retry(), 500, "response-too-large");
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void asynchronousThreadStillWritingCannotChangeTheStored500() throws Exception {
+        TestApplication.STREAMING.set(new CountDownLatch(1));
+        int runs = TestApplication.STREAMING_RUNS.get();
+
+        Exchange exchange = twice("/streaming");
+
+        assertProblem(exchange.first(), 500, "asynchronous-handler");
+        assertThat(exchange.first().headers().firstValue("Location")).isEmpty();
+        assertThat(exchange.first().headers().firstValue(TestApplication.BEFORE_HEADER)).hasValue("kept");
+        assertProblem(exchange.retry(), 500, "asynchronous-handler");
+        assertThat(exchange.retry().headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(exchange.retry().headers().firstValue("Location")).isEmpty();
+        assertThat(TestApplication.STREAMING_RUNS.get() - runs).isEqualTo(1);
     }
 
     // Issue 8 (hardening)
@@ -288,6 +329,12 @@ class IdempotencyKeyFilterTest {
                 new AtomicReference<>(new CountDownLatch(0));
         static final AtomicReference<CountDownLatch> SLOW_RELEASE =
                 new AtomicReference<>(new CountDownLatch(0));
+        /** Counted down when the streaming handler's thread has written all it could. */
+        static final AtomicReference<CountDownLatch> STREAMING = new AtomicReference<>(new CountDownLatch(0));
+        static final AtomicInteger TEXT_RUNS = new AtomicInteger();
+        static final AtomicInteger STREAMING_RUNS = new AtomicInteger();
+        /** Set by a filter before ours, as CORS and security filters set theirs. */
+        static final String BEFORE_HEADER = "X-Before";
 
         @Bean
         InMemoryIdempotencyStore store() {
@@ -315,6 +362,7 @@ class IdempotencyKeyFilterTest {
         FilterRegistrationBean<Filter> clientResponseHolder() {
             FilterRegistrationBean<Filter> registration = new FilterRegistrationBean<>((request, response, chain) -> {
                 StoreWatch.CLIENT.set((HttpServletResponse) response);
+                ((HttpServletResponse) response).setHeader(BEFORE_HEADER, "kept");
                 try {
                     chain.doFilter(request, response);
                 } finally {
@@ -339,6 +387,24 @@ class IdempotencyKeyFilterTest {
                 response.flushBuffer();
             });
             registration.addUrlPatterns("/logged/*");
+            registration.setOrder(OnceOnlyWebMvcAutoConfiguration.FILTER_ORDER + 1);
+            return registration;
+        }
+
+        /** Returns to our filter only once the asynchronous thread has written, so that it writes meanwhile. */
+        @Bean
+        FilterRegistrationBean<Filter> waitForStreaming() {
+            FilterRegistrationBean<Filter> registration = new FilterRegistrationBean<>((request, response, chain) -> {
+                chain.doFilter(request, response);
+                if (request.isAsyncStarted()) {
+                    try {
+                        assertThat(STREAMING.get().await(30, TimeUnit.SECONDS)).isTrue();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            registration.addUrlPatterns("/streaming");
             registration.setOrder(OnceOnlyWebMvcAutoConfiguration.FILTER_ORDER + 1);
             return registration;
         }
@@ -368,7 +434,32 @@ class IdempotencyKeyFilterTest {
         @PostMapping("/text")
         @Idempotent("text")
         void text(@RequestParam int size, HttpServletResponse response) throws IOException {
+            TestApplication.TEXT_RUNS.incrementAndGet();
             writeText(size, response);
+        }
+
+        @PostMapping("/writer")
+        @Idempotent("writer")
+        void writer(@RequestParam int size, HttpServletResponse response) throws IOException {
+            response.setContentType("text/plain;charset=UTF-8");
+            for (int i = 0; i < size; i += 100) {
+                response.getWriter().write("x".repeat(Math.min(100, size - i)));
+            }
+        }
+
+        /** A configured endpoint (annotated, it would stop startup) that writes on another thread. */
+        @PostMapping("/streaming")
+        ResponseEntity<StreamingResponseBody> streaming() {
+            TestApplication.STREAMING_RUNS.incrementAndGet();
+            return ResponseEntity.created(URI.create("/streamed/1")).body(out -> {
+                try {
+                    for (int written = 0; written < 1 << 20; written += 1024) {
+                        out.write(new byte[1024]);
+                    }
+                } finally {
+                    TestApplication.STREAMING.get().countDown();
+                }
+            });
         }
 
         @PostMapping("/logged/text")

@@ -11,7 +11,9 @@ import org.springframework.security.authentication.AnonymousAuthenticationToken;
 import org.springframework.security.authentication.TestingAuthenticationToken;
 import org.springframework.security.core.authority.AuthorityUtils;
 import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.oauth2.client.authentication.OAuth2AuthenticationToken;
 import org.springframework.security.oauth2.core.ClaimAccessor;
+import org.springframework.security.oauth2.core.user.DefaultOAuth2User;
 
 class SecurityOwnerResolverTest {
 
@@ -41,6 +43,27 @@ class SecurityOwnerResolverTest {
         assertThat(spaced).isNotEqualTo(other);
     }
 
+    // Issue 8 (hardening)
+    @Test
+    void nameThatSpellsAnIssuerAndSubjectIsNotThatIssuersUser() {
+        String jwtUser = ownerOf(new Token("https://idp.example.com", "alice"));
+        String basicUser = ownerOf("https://idp.example.com alice");
+
+        assertThat(basicUser).isEqualTo("https://idp.example.com%20alice").isNotEqualTo(jwtUser);
+    }
+
+    // Issue 8 (hardening)
+    @Test
+    void sameNameFromTwoOAuth2LoginsWithoutIssuerIsTwoOwners() {
+        String github = ownerOfLogin("github", "alice");
+        String gitlab = ownerOfLogin("gitlab", "alice");
+
+        assertThat(github).isEqualTo("%registration:github alice");
+        assertThat(gitlab).isEqualTo("%registration:gitlab alice");
+        assertThat(github).isNotEqualTo(ownerOf("alice")).isNotEqualTo(ownerOf(new Token("%registration:github",
+                "alice")));
+    }
+
     @Test
     void principalWithoutClaimsIsItsName() {
         assertThat(ownerOf("alice")).isEqualTo("alice");
@@ -63,6 +86,13 @@ class SecurityOwnerResolverTest {
                 return principal instanceof Token token ? token.subject() : principal.toString();
             }
         });
+        return resolver.resolveOwner(request);
+    }
+
+    private String ownerOfLogin(String registrationId, String name) {
+        DefaultOAuth2User user = new DefaultOAuth2User(List.of(), Map.of("login", name), "login");
+        SecurityContextHolder.getContext().setAuthentication(new OAuth2AuthenticationToken(user, List.of(),
+                registrationId));
         return resolver.resolveOwner(request);
     }
 
