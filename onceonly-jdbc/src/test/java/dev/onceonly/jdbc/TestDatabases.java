@@ -20,6 +20,12 @@ final class TestDatabases {
             + " JOIN information_schema.INNODB_TRX t ON t.trx_id = w.blocking_trx_id WHERE t.trx_mysql_thread_id = ?";
 
     private static final Map<String, HikariDataSource> POOLS = new ConcurrentHashMap<>();
+    /**
+     * JUnit's {@code @Timeout} cannot interrupt a statement blocked on a lock: a read timeout on every test
+     * connection makes such a regression fail the test instead of hanging the build. PostgreSQL's driver counts
+     * in seconds, MariaDB's in milliseconds.
+     */
+    private static final Map<String, String> SOCKET_TIMEOUTS = Map.of("postgresql", "60", "mariadb", "60000");
 
     private TestDatabases() {
     }
@@ -36,6 +42,7 @@ final class TestDatabases {
             config.setJdbcUrl(System.getProperty("onceonly.test.postgres.url",
                     "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
             config.setAutoCommit(false);
+            config.addDataSourceProperty("socketTimeout", SOCKET_TIMEOUTS.get("postgresql"));
             config.setMaximumPoolSize(24);
             config.setPoolName("onceonly-it-postgres-no-auto-commit");
             return new HikariDataSource(config);
@@ -53,6 +60,7 @@ final class TestDatabases {
         return POOLS.computeIfAbsent(url, ignored -> {
             HikariConfig config = new HikariConfig();
             config.setJdbcUrl(url);
+            config.addDataSourceProperty("socketTimeout", SOCKET_TIMEOUTS.get(url.split(":")[1]));
             config.setMaximumPoolSize(24);
             config.setPoolName("onceonly-it-" + dialect.name());
             HikariDataSource pool = new HikariDataSource(config);
