@@ -6,17 +6,13 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.core.JsonPointer;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * What is kept of a response and how it is replayed. The first response reaches its client whole; what is stored
@@ -26,7 +22,6 @@ final class ResponseSnapshots {
 
     /** The header every replayed response carries. */
     static final String REPLAYED_HEADER = "Idempotent-Replayed";
-    static final String REDACTED = "[REDACTED]";
     /** Marks a replay whose body was too large, or unreadable for redaction, to be stored. */
     static final String BODY_OMITTED_HEADER = "Idempotent-Body-Omitted";
     /**
@@ -38,16 +33,15 @@ final class ResponseSnapshots {
             "Content-Disposition", "Content-Language", "Vary", "Location", "ETag");
 
     private static final Logger log = LoggerFactory.getLogger(ResponseSnapshots.class);
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final Set<String> replayHeaders = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    private final List<JsonPointer> redactedFields;
+    private final JsonRedaction redaction;
     private final long maxBody;
 
     ResponseSnapshots(List<String> replayHeaders, List<String> redactedFields, long maxBody) {
         this.replayHeaders.addAll(DEFAULT_REPLAY_HEADERS);
         this.replayHeaders.addAll(replayHeaders);
-        this.redactedFields = redactedFields.stream().map(JsonPointer::compile).toList();
+        this.redaction = new JsonRedaction(redactedFields);
         this.maxBody = maxBody;
     }
 
@@ -105,33 +99,19 @@ final class ResponseSnapshots {
     /** The body with redacted fields replaced, or {@code null} if it claims JSON but does not parse. */
     private byte @Nullable [] redact(StoredResponse response) {
         List<String> contentType = response.headers().getOrDefault("Content-Type", List.of());
-        if (redactedFields.isEmpty() || contentType.isEmpty() || !contentType.getFirst().contains("json")) {
+        if (redaction.isEmpty() || contentType.isEmpty() || !isJson(contentType.getFirst())) {
             return response.body();
         }
-        try {
-            JsonNode root = JSON.readTree(response.body());
-            boolean changed = false;
-            for (JsonPointer field : redactedFields) {
-                changed |= redact(root, field);
-            }
-            return changed ? JSON.writeValueAsBytes(root) : response.body();
-        } catch (RuntimeException unreadable) {
-            return null;
-        }
+        return redaction.redact(response.body());
     }
 
-    private static boolean redact(JsonNode root, JsonPointer field) {
-        JsonNode parent = root.at(field.head());
-        if (parent instanceof ObjectNode object && object.has(field.last().getMatchingProperty())) {
-            object.put(field.last().getMatchingProperty(), REDACTED);
-            return true;
-        }
-        if (parent instanceof ArrayNode array && field.last().getMatchingIndex() >= 0
-                && field.last().getMatchingIndex() < array.size()) {
-            array.set(field.last().getMatchingIndex(), JSON.getNodeFactory().textNode(REDACTED));
-            return true;
-        }
-        return false;
+    /**
+     * Any content type that mentions JSON, in any letter case ({@code application/JSON},
+     * {@code application/problem+json}), also a malformed one: a body must not escape redaction by its label. A
+     * body so labelled that is not JSON is stored without its body.
+     */
+    static boolean isJson(String contentType) {
+        return contentType.toLowerCase(Locale.ROOT).contains("json");
     }
 
     /**
