@@ -10,10 +10,16 @@ import javax.sql.DataSource;
  */
 interface ConnectionSource {
 
-    Connection acquire() throws SQLException;
+    /**
+     * A connection to work on.
+     *
+     * @param connection the connection
+     * @param joined whether it belongs to a transaction the caller manages, which commits or rolls back the work
+     */
+    record Acquired(Connection connection, boolean joined) {
+    }
 
-    /** Whether {@code connection} belongs to a transaction the caller manages. */
-    boolean isJoined(Connection connection) throws SQLException;
+    Acquired acquire() throws SQLException;
 
     void release(Connection connection) throws SQLException;
 
@@ -26,13 +32,8 @@ interface ConnectionSource {
     record PooledConnectionSource(DataSource dataSource) implements ConnectionSource {
 
         @Override
-        public Connection acquire() throws SQLException {
-            return dataSource.getConnection();
-        }
-
-        @Override
-        public boolean isJoined(Connection connection) {
-            return false;
+        public Acquired acquire() throws SQLException {
+            return new Acquired(dataSource.getConnection(), false);
         }
 
         @Override

@@ -364,9 +364,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private <T> T withConnection(String operation, @Nullable IdempotencyScope scope, boolean atomic,
             SqlWork<T> work) {
         try {
-            Connection connection = connections.acquire();
+            ConnectionSource.Acquired acquired = connections.acquire();
+            Connection connection = acquired.connection();
             try {
-                boolean joined = connections.isJoined(connection);
+                boolean joined = acquired.joined();
                 boolean beginHere = !joined && atomic && connection.getAutoCommit();
                 if (beginHere) {
                     connection.setAutoCommit(false);

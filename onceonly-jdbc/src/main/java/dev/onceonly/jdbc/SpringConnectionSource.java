@@ -4,7 +4,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Joins the transaction Spring manages for the data source, if one is active. Loaded only when Spring JDBC is
@@ -23,26 +25,31 @@ record SpringConnectionSource(DataSource dataSource) implements ConnectionSource
         }
     }
 
+    /**
+     * The connection of a transaction of this data source, which binds it when it begins (its transaction
+     * manager's, or JPA's exposing its connection), or else one of the store's own. Without a bound connection the
+     * store takes its own straight from the pool: through {@link DataSourceUtils} it would be bound to whatever
+     * transaction synchronization is active (say a transaction manager of another data source), whose commit and
+     * rollback never reach it, so that work the store must commit would wait, uncommitted, for the end of a
+     * transaction that is not its own.
+     */
     @Override
-    public Connection acquire() throws SQLException {
+    public Acquired acquire() throws SQLException {
+        if (!(TransactionSynchronizationManager.getResource(dataSource) instanceof ConnectionHolder)) {
+            return new Acquired(dataSource.getConnection(), false);
+        }
+        Connection connection;
         try {
-            return DataSourceUtils.getConnection(dataSource);
+            connection = DataSourceUtils.getConnection(dataSource);
         } catch (DataAccessException e) {
             if (e.getCause() instanceof SQLException cause) {
                 throw cause;
             }
             throw new SQLException("no connection", "08001", e);
         }
-    }
-
-    /**
-     * Bound to the thread alone is not enough: while any transaction synchronization is active (say a transaction
-     * manager of another data source runs), Spring binds the store's connection too, though no transaction of
-     * this data source began; that connection is still in auto-commit, and each statement on it commits at once.
-     */
-    @Override
-    public boolean isJoined(Connection connection) throws SQLException {
-        return DataSourceUtils.isConnectionTransactional(connection, dataSource) && !connection.getAutoCommit();
+        // In auto-commit, each statement commits at once: nothing joins a transaction there.
+        return new Acquired(connection, DataSourceUtils.isConnectionTransactional(connection, dataSource)
+                && !connection.getAutoCommit());
     }
 
     @Override

@@ -8,12 +8,18 @@ import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyStoreException;
+import dev.onceonly.TransactionRunner;
+import dev.onceonly.spi.RecordState;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -56,15 +62,15 @@ class PostgresTransactionalModeIT extends JdbcTransactionalModeContract {
     }
 
     // issue 8: the store's connection, bound only by the synchronization of another DataSource's transaction, counted
-    // as joined; in auto-commit, claim and completion committed at once, outside the business transaction.
-    @Test
-    void transactionalModeOnATransactionManagerOfAnotherDataSourceFailsWithoutCommittingAnything() {
-        JdbcIdempotencyStore store = JdbcIdempotencyStore.create(TestDatabases.postgres(), new PostgresDialect());
-        var otherDataSource = new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-        IdempotencyEngine engine = IdempotencyEngine.builder(store).transactions(new SpringTransactionRunner(
-                new TransactionTemplate(new DataSourceTransactionManager(otherDataSource)))).build();
-        IdempotencyScope scope = new IdempotencyScope("tx-" + UUID.randomUUID(), "issue-voucher",
-                IdempotencyKey.of(UUID.randomUUID().toString()));
+    // as joined: in auto-commit, claim and completion committed at once, outside the business transaction; from a
+    // pool without auto-commit, nothing was ever committed, and the retry ran again.
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void transactionalModeOnATransactionManagerOfAnotherDataSourceFailsWithoutCommittingAnything(boolean autoCommit) {
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.create(pool(autoCommit), new PostgresDialect());
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).transactions(otherDataSourcesTransactions())
+                .build();
+        IdempotencyScope scope = newScope();
         AtomicBoolean ran = new AtomicBoolean();
 
         assertThatThrownBy(() -> engine.execute(scope, fingerprint(), new TextCodec(), () -> {
@@ -74,6 +80,38 @@ class PostgresTransactionalModeIT extends JdbcTransactionalModeContract {
 
         assertThat(ran).isFalse();
         assertThat(store.find(scope)).isEmpty();
+    }
+
+    // issue 8 (review): inside another DataSource's transaction, a leased outcome waited on a connection bound to
+    // that transaction's synchronization, and from a pool without auto-commit it was rolled back with it.
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void leasedOutcomeInsideAnotherDataSourcesTransactionIsCommittedOnItsOwn(boolean autoCommit) {
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.create(pool(autoCommit), new PostgresDialect());
+        IdempotencyEngine engine = IdempotencyEngine.builder(store).mode(IdempotencyMode.LEASED).build();
+        IdempotencyScope scope = newScope();
+        TransactionRunner other = otherDataSourcesTransactions();
+
+        assertThatThrownBy(() -> other.inTransaction(() -> {
+            engine.execute(scope, fingerprint(), new TextCodec(), () -> "issued");
+            throw new IllegalStateException("the other data source's transaction rolls back");
+        })).isInstanceOf(IllegalStateException.class);
+
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+    }
+
+    private static DataSource pool(boolean autoCommit) {
+        return autoCommit ? TestDatabases.postgres() : TestDatabases.postgresWithoutAutoCommit();
+    }
+
+    private static TransactionRunner otherDataSourcesTransactions() {
+        var otherDataSource = new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        return new SpringTransactionRunner(new TransactionTemplate(new DataSourceTransactionManager(otherDataSource)));
+    }
+
+    private static IdempotencyScope newScope() {
+        return new IdempotencyScope("tx-" + UUID.randomUUID(), "issue-voucher",
+                IdempotencyKey.of(UUID.randomUUID().toString()));
     }
 
     private static Fingerprint fingerprint() {
