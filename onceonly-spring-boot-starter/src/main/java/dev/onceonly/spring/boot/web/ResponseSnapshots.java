@@ -13,6 +13,7 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
 
 /**
  * What is kept of a response and how it is replayed. The first response reaches its client whole; what is stored
@@ -122,8 +123,14 @@ final class ResponseSnapshots {
         response.resetBuffer();
         response.setStatus(stored.status());
         stored.headers().forEach((name, values) -> {
-            response.setHeader(name, values.getFirst());
-            values.stream().skip(1).forEach(value -> response.addHeader(name, value));
+            // Vary lists what selected the answer: the first client got the values of filters before ours (CORS's
+            // Origin) together with the handler's, so a replay adds the handler's to them rather than replacing.
+            if (!name.equalsIgnoreCase(HttpHeaders.VARY)) {
+                response.setHeader(name, values.getFirst());
+                values.stream().skip(1).forEach(value -> response.addHeader(name, value));
+            } else {
+                values.forEach(value -> response.addHeader(name, value));
+            }
         });
         response.setHeader(REPLAYED_HEADER, "true");
         byte[] body = stored.body();

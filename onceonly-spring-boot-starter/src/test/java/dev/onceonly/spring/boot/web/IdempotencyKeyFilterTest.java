@@ -16,6 +16,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -80,6 +82,23 @@ class IdempotencyKeyFilterTest {
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
         assertThat(withoutSecret(retry.body())).isEqualTo(withoutSecret(first.body()));
+    }
+
+    // issue 8 (review): the replay's Vary replaced the one a filter before ours set, so caches keyed it differently
+    @Test
+    void replayVariesOnWhatTheFirstAnswerVariedOn() throws Exception {
+        String key = newKey();
+
+        HttpResponse<String> first = post("/orders", key, ORDER);
+        HttpResponse<String> retry = post("/orders", key, ORDER);
+
+        assertThat(varyTokens(first)).containsExactlyInAnyOrder("Origin", "Accept-Language");
+        assertThat(varyTokens(retry)).containsExactlyInAnyOrderElementsOf(varyTokens(first));
+    }
+
+    private static List<String> varyTokens(HttpResponse<String> response) {
+        return response.headers().allValues("Vary").stream().flatMap(value -> Arrays.stream(value.split(",")))
+                .map(String::trim).distinct().toList();
     }
 
     @Test
@@ -363,6 +382,7 @@ class IdempotencyKeyFilterTest {
             FilterRegistrationBean<Filter> registration = new FilterRegistrationBean<>((request, response, chain) -> {
                 StoreWatch.CLIENT.set((HttpServletResponse) response);
                 ((HttpServletResponse) response).setHeader(BEFORE_HEADER, "kept");
+                ((HttpServletResponse) response).addHeader("Vary", "Origin");
                 try {
                     chain.doFilter(request, response);
                 } finally {
@@ -419,7 +439,7 @@ class IdempotencyKeyFilterTest {
         @Idempotent("create-order")
         ResponseEntity<Map<String, Object>> create(@RequestBody Map<String, Object> order) {
             int id = orders.incrementAndGet();
-            return ResponseEntity.created(URI.create("/orders/" + id))
+            return ResponseEntity.created(URI.create("/orders/" + id)).header("Vary", "Accept-Language")
                     .body(Map.of("id", id, "sku", order.get("sku"), "secret", "s3cret"));
         }
 
