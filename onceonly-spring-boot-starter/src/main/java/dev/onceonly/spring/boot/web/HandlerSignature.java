@@ -20,6 +20,7 @@ import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.context.request.async.DeferredResult;
 import org.springframework.web.context.request.async.WebAsyncTask;
 import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.method.annotation.AbstractWebArgumentResolverAdapter;
 import org.springframework.web.method.annotation.ModelAttributeMethodProcessor;
 import org.springframework.web.method.annotation.RequestParamMapMethodArgumentResolver;
 import org.springframework.web.method.annotation.RequestParamMethodArgumentResolver;
@@ -67,7 +68,8 @@ final class HandlerSignature {
      * supports a parameter): named {@code @RequestParam}s and simple types bound by name; a map of all request
      * parameters, a model attribute, or the request itself ({@code HttpServletRequest}, {@code WebRequest},
      * {@code RequestEntity}, whose use of parameters cannot be seen) read any of them
-     * ({@value IdempotentEndpoint#ALL_PARAMETERS}).
+     * ({@value IdempotentEndpoint#ALL_PARAMETERS}); so may any resolver that is not Spring MVC's or Spring
+     * Security's own (Spring Data's {@code Pageable}, an application's), whose reads cannot be seen either.
      */
     static Set<String> boundQueryParameters(HandlerMethod handler, List<HandlerMethodArgumentResolver> resolvers) {
         Set<String> names = new TreeSet<>();
@@ -75,13 +77,21 @@ final class HandlerSignature {
             HandlerMethodArgumentResolver resolver = resolvers.stream()
                     .filter(candidate -> candidate.supportsParameter(parameter)).findFirst().orElse(null);
             if (resolver instanceof RequestParamMapMethodArgumentResolver
-                    || resolver instanceof ModelAttributeMethodProcessor || isRequest(parameter.getParameterType())) {
+                    || resolver instanceof ModelAttributeMethodProcessor || isRequest(parameter.getParameterType())
+                    || (resolver != null && !isSpringResolver(resolver))) {
                 names.add(IdempotentEndpoint.ALL_PARAMETERS);
             } else if (resolver instanceof RequestParamMethodArgumentResolver) {
                 names.add(parameterName(parameter));
             }
         }
         return names;
+    }
+
+    /** Spring MVC's and Spring Security's resolvers, but not the adapters that run an application's resolver. */
+    private static boolean isSpringResolver(HandlerMethodArgumentResolver resolver) {
+        String name = resolver.getClass().getName();
+        return (name.startsWith("org.springframework.web.") || name.startsWith("org.springframework.security."))
+                && !(resolver instanceof AbstractWebArgumentResolverAdapter);
     }
 
     private static boolean isRequest(Class<?> type) {

@@ -20,6 +20,15 @@ import java.util.zip.GZIPOutputStream;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.core.MethodParameter;
+import org.springframework.web.method.support.HandlerMethodArgumentResolver;
+import org.springframework.web.method.support.ModelAndViewContainer;
+import org.springframework.web.context.request.NativeWebRequest;
+import org.springframework.web.bind.support.WebDataBinderFactory;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+import org.springframework.context.annotation.Configuration;
+import org.jspecify.annotations.Nullable;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
@@ -62,7 +71,7 @@ class HttpProtocolTest {
                     "onceonly.http.endpoints[0].fingerprint-parameters=amount",
                     "onceonly.http.endpoints[1].path=/api/legacy/async",
                     "onceonly.http.endpoints[2].path=/api/legacy/charges")
-            .withUserConfiguration(Handlers.class);
+            .withUserConfiguration(Handlers.class, DryRunResolver.class);
 
     @Test
     void wildcardRouteRequestsToTwoPathsAreTwoRequests() {
@@ -112,6 +121,14 @@ class HttpProtocolTest {
     }
 
     // Issue 8 (hardening)
+    // issue 8 (review): a parameter read by an application's argument resolver took no part, so the real
+    // rebooking's retry was answered with the dry run's result
+    @Test
+    void parameterReadByAnApplicationsArgumentResolverTakesPart() {
+        run(http -> http.assertRetryReplayedAndOtherRefused(post("/api/rebookings?dryRun=true"),
+                post("/api/rebookings?dryRun=true"), post("/api/rebookings?dryRun=false")));
+    }
+
     @Test
     void handlerThatReadsTheWebRequestHasEveryQueryParameterTakePart() {
         run(http -> http.assertRetryReplayedAndOtherRefused(post("/api/adjustments?amount=5"),
@@ -319,6 +336,29 @@ class HttpProtocolTest {
         return bytes.toByteArray();
     }
 
+    record DryRun(boolean value) {
+    }
+
+    /** An application's argument resolver: what it reads of the request cannot be seen at startup. */
+    @Configuration(proxyBeanMethods = false)
+    static class DryRunResolver implements WebMvcConfigurer {
+        @Override
+        public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
+            resolvers.add(new HandlerMethodArgumentResolver() {
+                @Override
+                public boolean supportsParameter(MethodParameter parameter) {
+                    return parameter.getParameterType() == DryRun.class;
+                }
+
+                @Override
+                public Object resolveArgument(MethodParameter parameter, @Nullable ModelAndViewContainer mav,
+                        NativeWebRequest request, @Nullable WebDataBinderFactory binders) {
+                    return new DryRun(Boolean.parseBoolean(request.getParameter("dryRun")));
+                }
+            });
+        }
+    }
+
     @RestController
     static class Handlers {
         final AtomicInteger refunds = new AtomicInteger();
@@ -343,6 +383,13 @@ class HttpProtocolTest {
         @Idempotent
         String adjust(WebRequest request) {
             return "adjusted " + request.getParameter("amount");
+        }
+
+        /** {@link DryRun} comes from an application's resolver, which reads a query parameter. */
+        @PostMapping("/api/rebookings")
+        @Idempotent
+        String rebook(DryRun dryRun) {
+            return dryRun.value() ? "would rebook" : "rebooked";
         }
 
         @PostMapping("/api/refunds/**")
