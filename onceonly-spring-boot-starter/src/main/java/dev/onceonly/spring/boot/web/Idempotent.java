@@ -57,10 +57,11 @@ public @interface Idempotent {
 
     /**
      * Query parameters that are part of the fingerprint, such as {@code currency}, or {@code "*"} for all of them.
-     * Those the handler binds ({@code @RequestParam}, simple parameters) take part anyway; all of them do if it
-     * takes a parameter map, a model attribute or the request itself ({@code HttpServletRequest},
-     * {@code WebRequest}, {@code RequestEntity}). Others, such as a cache-buster, do not. Form fields are the body
-     * and always take part.
+     * Those the handler binds by name ({@code @RequestParam}, simple parameters) take part anyway. Left empty, all
+     * of them do if the handler's reads cannot be seen: it takes a parameter map, a model attribute, the request
+     * itself ({@code HttpServletRequest}, {@code WebRequest}, {@code RequestEntity}) or an argument of an
+     * application's resolver; named, only these and the bound ones do. Others, such as a cache-buster, do not.
+     * Form fields are the body and always take part.
      */
     String[] fingerprintParameters() default {};
 

@@ -197,7 +197,14 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         }
         String operation = idempotent.value().isBlank() ? null : idempotent.value();
         Set<String> parameters = new TreeSet<>(List.of(idempotent.fingerprintParameters()));
-        parameters.addAll(HandlerSignature.boundQueryParameters(handler, resolvers));
+        Set<String> bound = HandlerSignature.boundQueryParameters(handler, resolvers);
+        if (parameters.isEmpty()) {
+            parameters.addAll(bound);
+        } else {
+            // Named parameters are the answer where the handler's own reads cannot be seen: only those it binds by
+            // name join them, so that a cache-buster can be left out there too.
+            bound.stream().filter(name -> !name.equals(IdempotentEndpoint.ALL_PARAMETERS)).forEach(parameters::add);
+        }
         return new IdempotentEndpoint(operation, methods, idempotent.keyRequired(), endpointEngine,
                 CanonicalJson.excluding(List.of(idempotent.excludedFields())), List.of(idempotent.fingerprintHeaders()),
                 Set.copyOf(parameters));

@@ -130,6 +130,12 @@ class HttpProtocolTest {
     }
 
     @Test
+    void namedParametersAloneTakePartWhereTheHandlerReadsTheRequest() {
+        run(http -> http.assertRetryReplayedAndOtherRefused(post("/api/credits?amount=5&_=1"),
+                post("/api/credits?amount=5&_=2"), post("/api/credits?amount=6&_=3")));
+    }
+
+    @Test
     void handlerThatReadsTheWebRequestHasEveryQueryParameterTakePart() {
         run(http -> http.assertRetryReplayedAndOtherRefused(post("/api/adjustments?amount=5"),
                 post("/api/adjustments?amount=5"), post("/api/adjustments?amount=6")));
@@ -383,6 +389,12 @@ class HttpProtocolTest {
         @Idempotent
         String adjust(WebRequest request) {
             return "adjusted " + request.getParameter("amount");
+        }
+
+        @PostMapping("/api/credits")
+        @Idempotent(fingerprintParameters = "amount")
+        String credit(HttpServletRequest request) {
+            return "credited " + request.getParameter("amount");
         }
 
         /** {@link DryRun} comes from an application's resolver, which reads a query parameter. */
