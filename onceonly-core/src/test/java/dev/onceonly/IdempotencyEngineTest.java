@@ -249,21 +249,6 @@ class IdempotencyEngineTest {
         assertThat(claims).hasValue(1);
     }
 
-    // issue 8: a completion cached the request's fingerprint, a replay the record's; a later scheme's request
-    // fingerprint carries more than a record holds, so Fingerprint.matches must always meet what a record holds.
-    @Test
-    void replayMemoryHoldsTheFingerprintARecordHoldsNotTheRequests() {
-        ReplayCache replays = new ReplayCache(Clock.systemUTC(), Duration.ofMinutes(1), 1 << 20);
-        IdempotencyEngineBuilder builder = IdempotencyEngine.builder(store);
-        builder.sharedReplays = replays;
-        Fingerprint asked = request("a");
-
-        builder.build().execute(scope, asked, TEXT, () -> order("created"));
-
-        Fingerprint remembered = replays.get(scope).fingerprint();
-        assertThat(remembered).isEqualTo(store.find(scope).orElseThrow().fingerprint()).isNotSameAs(asked);
-    }
-
     @Test
     void rememberedOutcomeNeverOutlivesItsRecord() {
         AdjustableClock clock = new AdjustableClock(START);
