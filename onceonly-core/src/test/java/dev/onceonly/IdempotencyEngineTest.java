@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.OutcomePolicy.Decision;
-import dev.onceonly.internal.ReplayCache;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
