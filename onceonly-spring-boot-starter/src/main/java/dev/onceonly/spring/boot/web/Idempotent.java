@@ -46,7 +46,10 @@ public @interface Idempotent {
      */
     IdempotencyMode mode() default IdempotencyMode.AUTO;
 
-    /** Statuses whose responses are not stored, so that the key may be retried (beyond 5xx, 401, 403, 408, 425, 429). */
+    /**
+     * Statuses whose responses are not stored, so that the key may be retried (beyond 5xx, 401, 403, 407, 408, 425
+     * and 429).
+     */
     int[] retryableStatuses() default {};
 
     /** Statuses whose responses are stored and replayed although they would be retryable by default. */
