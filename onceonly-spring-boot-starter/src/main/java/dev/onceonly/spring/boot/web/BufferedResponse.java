@@ -57,6 +57,11 @@ final class BufferedResponse extends HttpServletResponseWrapper {
     private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'",
             Locale.US).withZone(ZoneOffset.UTC);
 
+    /** Headers that describe the body or what it created, which an error answer's problem body replaces. */
+    private static final List<String> BODY_HEADERS = List.of(HttpHeaders.CONTENT_ENCODING,
+            HttpHeaders.CONTENT_DISPOSITION, HttpHeaders.CONTENT_LANGUAGE, HttpHeaders.LOCATION, HttpHeaders.ETAG,
+            HttpHeaders.LAST_MODIFIED);
+
     private final ProblemResponses problems;
     private final long bound;
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
@@ -161,6 +166,12 @@ final class BufferedResponse extends HttpServletResponseWrapper {
             return;
         }
         resetBuffer();
+        // The problem replaces the body these described; kept, they would be stored and replayed with it (a gzip
+        // label on plain JSON, the Location of what was never created, read as the resource id).
+        BODY_HEADERS.forEach(name -> {
+            headers.remove(name);
+            replaced.remove(name);
+        });
         problems.send(this, ProblemDetail.forStatus(HttpStatusCode.valueOf(status)));
         complete = true;
     }

@@ -72,6 +72,19 @@ class BufferedResponseTest {
         assertThat(buffered.getContentType()).isEqualTo("application/problem+json");
     }
 
+    // Issue 8 (review): a handler that failed after setting them left them on the stored error
+    @Test
+    void errorDropsTheHeadersOfTheBodyItReplacesAndKeepsTheOthers() throws Exception {
+        buffered.setHeader("Location", "/orders/42");
+        buffered.setHeader("Content-Encoding", "gzip");
+        buffered.setHeader("ETag", "\"v1\"");
+        buffered.setHeader("X-Request-Id", "r-1");
+
+        buffered.sendError(409);
+
+        assertThat(buffered.heldHeaderNames()).containsOnly("X-Request-Id");
+    }
+
     // Issue 8 (hardening)
     @Test
     void loggingFilterThatCopiesAndFlushesCannotSendOrEmptyTheHeldBody() throws Exception {
