@@ -1,10 +1,12 @@
 package dev.onceonly;
 
 import dev.onceonly.internal.ReplayCache;
+import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CountDownLatch;
@@ -65,6 +67,7 @@ public final class IdempotencyEngine {
     private final Duration pollInterval;
     private final Duration retryAfter;
     private final Retention retention;
+    private final KeyStorage keyStorage;
     private final OutcomePolicy outcomePolicy;
     private final IdempotencyMode mode;
     /** The builder's runner, kept for variants that choose transactional mode. */
@@ -85,6 +88,7 @@ public final class IdempotencyEngine {
         this.pollInterval = builder.pollInterval;
         this.retryAfter = builder.retryAfter;
         this.retention = builder.retention;
+        this.keyStorage = builder.keyStorage;
         this.outcomePolicy = builder.outcomePolicy;
         this.mode = builder.resolvedMode();
         this.runner = builder.transactions;
@@ -112,6 +116,7 @@ public final class IdempotencyEngine {
         builder.pollInterval = pollInterval;
         builder.retryAfter = retryAfter;
         builder.retention = retention;
+        builder.keyStorage = keyStorage;
         builder.outcomePolicy = outcomePolicy;
         builder.mode = mode;
         builder.transactions = runner;
@@ -142,6 +147,22 @@ public final class IdempotencyEngine {
         return retention;
     }
 
+    /** What this engine keeps of each key, for logging a key the way the engine does. */
+    public KeyStorage keyStorage() {
+        return keyStorage;
+    }
+
+    /**
+     * The record of {@code scope} as stored, expired or not, looked up by the client's key: the key is digested
+     * first when this engine {@linkplain KeyStorage stores only digests}. The record's scope holds the key as
+     * stored. For administration; requests go through {@link #execute}.
+     *
+     * @throws IdempotencyStoreException if the store is unreachable
+     */
+    public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
+        return store.find(keyStorage.stored(scope));
+    }
+
     /** Purges up to {@code limit} records expired by this engine's clock through its store; returns how many. */
     public int purgeExpired(int limit) {
         return store.purgeExpired(clock.instant(), limit);
@@ -150,7 +171,8 @@ public final class IdempotencyEngine {
     /**
      * Runs {@code work} unless this scope already has an outcome, and returns the outcome either way.
      *
-     * @param scope owner, operation and key of the request
+     * @param scope owner, operation and key of the request, the key as the client sent it; the exceptions below
+     *     carry it {@linkplain #keyStorage() as stored}
      * @param fingerprint the digest of the request, to refuse a reused key
      * @param codec turns the result into what is stored and replayed, and back
      * @param work the business operation
@@ -163,28 +185,29 @@ public final class IdempotencyEngine {
      */
     public <T, X extends Exception> IdempotentResult<T> execute(IdempotencyScope scope, Fingerprint fingerprint,
             OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
-        Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(fingerprint, "fingerprint");
         Objects.requireNonNull(codec, "codec");
         Objects.requireNonNull(work, "work");
-        IdempotentResult<T> cached = records.cachedReplay(scope, fingerprint, codec);
+        // From here on only the key as stored exists: the store, the memory, logs and exceptions never see more.
+        IdempotencyScope stored = keyStorage.stored(scope);
+        IdempotentResult<T> cached = records.cachedReplay(stored, fingerprint, codec);
         if (cached != null) {
             return cached;
         }
         long deadline = System.nanoTime() + waitTimeout.toNanos();
         if (waitTimeout.isZero()) {
-            return attemptUntilDone(scope, fingerprint, codec, work, deadline);
+            return attemptUntilDone(stored, fingerprint, codec, work, deadline);
         }
         CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch earlier = inFlight.putIfAbsent(scope, running);
+        CountDownLatch earlier = inFlight.putIfAbsent(stored, running);
         if (earlier != null) {
             awaitLocalAttempt(earlier, deadline);
-            return attemptUntilDone(scope, fingerprint, codec, work, deadline);
+            return attemptUntilDone(stored, fingerprint, codec, work, deadline);
         }
         try {
-            return attemptUntilDone(scope, fingerprint, codec, work, deadline);
+            return attemptUntilDone(stored, fingerprint, codec, work, deadline);
         } finally {
-            inFlight.remove(scope, running);
+            inFlight.remove(stored, running);
             running.countDown();
         }
     }

@@ -30,6 +30,7 @@ public final class IdempotencyEngineBuilder {
     Duration replayCacheTimeToLive = Duration.parse(IdempotencyDefaults.REPLAY_CACHE_TIME_TO_LIVE);
     long replayCacheMaxBytes = IdempotencyDefaults.REPLAY_CACHE_MAX_BYTES;
     @Nullable ReplayCache sharedReplays;
+    KeyStorage keyStorage = KeyStorage.raw();
 
     IdempotencyEngineBuilder(IdempotencyStore store) {
         this.store = Objects.requireNonNull(store, "store");
@@ -123,6 +124,15 @@ public final class IdempotencyEngineBuilder {
         this.replayCacheTimeToLive = timeToLive;
         this.replayCacheMaxBytes = maxBytes;
         this.sharedReplays = null;
+        return this;
+    }
+
+    /**
+     * What is kept of each key; default {@link KeyStorage#raw()}. With a digest, the store, the replay memory, log
+     * lines and exception messages only ever see the key's digest.
+     */
+    public IdempotencyEngineBuilder keyStorage(KeyStorage keyStorage) {
+        this.keyStorage = Objects.requireNonNull(keyStorage, "keyStorage");
         return this;
     }
 

@@ -18,6 +18,7 @@ public final class IdempotencyKeyReusedException extends IdempotencyException {
         return new IdempotencyKeyReusedException(scope);
     }
 
+    /** The scope with its key as the engine stores it: the digest when only {@link KeyStorage digests} are kept. */
     public IdempotencyScope scope() {
         return scope;
     }

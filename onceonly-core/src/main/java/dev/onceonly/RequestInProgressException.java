@@ -22,6 +22,7 @@ public final class RequestInProgressException extends IdempotencyException {
         return new RequestInProgressException(scope, retryAfter);
     }
 
+    /** The scope with its key as the engine stores it: the digest when only {@link KeyStorage digests} are kept. */
     public IdempotencyScope scope() {
         return scope;
     }

@@ -68,6 +68,7 @@ public class OnceOnlyAutoConfiguration {
 
     /** The builder checks every value by core's rules; a refusal names the property it came from. */
     private static void applyProperties(IdempotencyEngineBuilder builder, OnceOnlyProperties properties) {
+        builder.keyStorage(properties.key().keyStorage());
         set("onceonly.lease.duration", () -> builder.leaseDuration(properties.lease().duration()));
         set("onceonly.wait-timeout", () -> builder.waitTimeout(properties.waitTimeout()));
         set("onceonly.retry-after", () -> builder.retryAfter(properties.retryAfter()));

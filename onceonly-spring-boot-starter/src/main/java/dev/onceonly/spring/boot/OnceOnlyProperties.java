@@ -5,8 +5,10 @@ import dev.onceonly.IdempotencyDefaults;
 import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
+import dev.onceonly.KeyStorage;
 import dev.onceonly.jdbc.JdbcIdempotencyStore;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -56,16 +58,35 @@ public record OnceOnlyProperties(
      * @param maxLength the longest key accepted (default rule, at most 255)
      * @param pattern a regular expression keys must match instead of the default rule; it bounds the length
      *     itself, so it cannot be combined with another min-length or max-length
+     * @param storage what is stored of each key: raw (the key as sent) or digest (only its SHA-256, or its
+     *     HMAC-SHA256 with digest-secret, also in logs and error messages)
+     * @param digestSecret the HMAC secret of digest storage, at least 32 bytes, the same on every instance;
+     *     without it a plain SHA-256 is stored, which can be reversed for short or guessable keys
      */
     public record Key(
             @DefaultValue("Idempotency-Key") String headerName,
             @DefaultValue("" + IdempotencyDefaults.KEY_MIN_LENGTH) int minLength,
             @DefaultValue("" + IdempotencyDefaults.KEY_MAX_LENGTH) int maxLength,
-            @Nullable String pattern) {
+            @Nullable String pattern,
+            @DefaultValue("raw") Storage storage,
+            @Nullable String digestSecret) {
+
+        /** What is stored of each key. */
+        public enum Storage {
+            /** The key as the client sent it. */
+            RAW,
+            /** Only the key's digest. */
+            DIGEST
+        }
 
         public Key {
             if (headerName.isBlank()) {
                 throw IdempotencyConfigurationException.of("onceonly.key.header-name", "must not be blank");
+            }
+            if (digestSecret != null && storage == Storage.RAW) {
+                throw IdempotencyConfigurationException.of("onceonly.key.digest-secret",
+                        "is set, but keys are stored raw, so it would be ignored",
+                        "Set onceonly.key.storage=digest, or remove onceonly.key.digest-secret.");
             }
             if (pattern != null && (minLength != IdempotencyDefaults.KEY_MIN_LENGTH
                     || maxLength != IdempotencyDefaults.KEY_MAX_LENGTH)) {
@@ -83,6 +104,24 @@ public record OnceOnlyProperties(
                         : IdempotencyKeyFormat.lengthBetween(minLength, maxLength);
             } catch (IdempotencyConfigurationException e) {
                 throw e.renamed(pattern != null ? "onceonly.key.pattern" : "onceonly.key.min-length/max-length");
+            }
+        }
+
+        /**
+         * What these properties keep of each key: HMAC-SHA256 under the secret's UTF-8 bytes when a digest secret
+         * is set.
+         */
+        public KeyStorage keyStorage() {
+            if (storage == Storage.RAW) {
+                return KeyStorage.raw();
+            }
+            if (digestSecret == null) {
+                return KeyStorage.sha256();
+            }
+            try {
+                return KeyStorage.hmacSha256(digestSecret.getBytes(StandardCharsets.UTF_8));
+            } catch (IdempotencyConfigurationException e) {
+                throw e.renamed("onceonly.key.digest-secret");
             }
         }
     }

@@ -38,6 +38,7 @@ class ConfigurationMetadataTest {
 
         assertThat(hintValues(root, "onceonly.mode")).containsExactly("auto", "transactional", "leased");
         assertThat(hintValues(root, "onceonly.http.key-reused-status")).containsExactly("422", "409");
+        assertThat(hintValues(root, "onceonly.key.storage")).containsExactly("raw", "digest");
     }
 
     private static List<String> hintValues(JsonNode root, String property) {

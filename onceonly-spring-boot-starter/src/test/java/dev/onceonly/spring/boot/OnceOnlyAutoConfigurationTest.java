@@ -76,6 +76,18 @@ class OnceOnlyAutoConfigurationTest {
         });
     }
 
+    // Issue 12 (privacy)
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "onceonly.key.storage=raw | raw",
+        "onceonly.key.storage=digest | sha256",
+        "onceonly.key.storage=digest;onceonly.key.digest-secret=0123456789abcdef0123456789abcdef | hmac-sha256"
+    })
+    void keyStorageFollowsTheProperties(String properties, String keyStorage) {
+        runner.withPropertyValues(properties.split(";")).run(context -> assertThat(
+                context.getBean(IdempotencyEngine.class).keyStorage()).hasToString(keyStorage));
+    }
+
     /** The builder takes its defaults from the same constants; IdempotencyEngineTest pins that side. */
     @Test
     void propertyDefaultsAreCoresDefaults() {
@@ -173,7 +185,9 @@ class OnceOnlyAutoConfigurationTest {
         "onceonly.key.pattern=[unclosed | onceonly.key.pattern",
         "onceonly.lease.duration=2d | onceonly.lease.duration",
         "onceonly.retention.failed=4000d | onceonly.retention.failed",
-        "onceonly.replay-cache.time-to-live=11m | onceonly.replay-cache.time-to-live"
+        "onceonly.replay-cache.time-to-live=11m | onceonly.replay-cache.time-to-live",
+        "onceonly.key.storage=digest;onceonly.key.digest-secret=too-short | onceonly.key.digest-secret",
+        "onceonly.key.digest-secret=0123456789abcdef0123456789abcdef | onceonly.key.digest-secret"
     })
     void badPropertyStopsStartupNamingTheProperty(String properties, String named) {
         runner.withPropertyValues(properties.split(";"))

@@ -92,8 +92,10 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         String operation = match.endpoint().operationFor(request, match.route());
         try {
             IdempotencyKey key = keyFormat.parseHeader(keys);
+            // Logged as the engine stores it: with digest-only keys, no log line carries the key itself.
+            IdempotencyKey storedKey = match.endpoint().engine().keyStorage().stored(key);
             MDC.put("onceonly.operation", operation);
-            MDC.put("onceonly.key", key.value());
+            MDC.put("onceonly.key", storedKey.value());
             String owner = owners.ownerOf(request);
             IdempotencyScope scope = IdempotencyScope.of(owner, operation, key);
             // Form and multipart bodies are parsed by the container; their fields and parts are fingerprinted.
@@ -102,7 +104,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             HttpServletRequest forwarded = cached == null ? request : cached;
             Fingerprint fingerprint = match.endpoint().fingerprint(request, match.route(),
                     cached == null ? new byte[0] : cached.body(), maxRequestBody);
-            execute(match.endpoint(), scope, fingerprint, forwarded, response, chain);
+            execute(match.endpoint(), scope, storedKey, fingerprint, forwarded, response, chain);
         } catch (InvalidIdempotencyKeyException | MalformedRequestBodyException | RequestBodyTooLargeException
                 | UnsupportedRequestEncodingException | AuthenticationRequiredException
                 | OwnerUnresolvableException e) {
@@ -115,8 +117,8 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         }
     }
 
-    private void execute(IdempotentEndpoint endpoint, IdempotencyScope scope, Fingerprint fingerprint,
-            HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+    private void execute(IdempotentEndpoint endpoint, IdempotencyScope scope, IdempotencyKey storedKey,
+            Fingerprint fingerprint, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
         BufferedResponse buffer = new BufferedResponse(response, problems, maxBufferedResponse);
         // The handler's buffer, or the final problem that replaced it
@@ -166,7 +168,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 throw e;
             }
             // Fail closed: the store (or the transaction around the claim) failed before anything ran.
-            log.warn("Idempotency store unavailable for operation={} key={}: {}", scope.operation(), scope.key(),
+            log.warn("Idempotency store unavailable for operation={} key={}: {}", scope.operation(), storedKey,
                     e.getMessage());
             refuse(scope.operation(), Outcome.STORE_UNAVAILABLE, new IdempotencyStoreException(
                     "The idempotency store is unavailable; the request was not executed", e), request, response);
@@ -190,7 +192,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             buffer.sendToClient();
             notify(scope.operation(), Outcome.EXECUTED);
         }
-        log.debug("Idempotent request: operation={} key={} replayed={} status={}", scope.operation(), scope.key(),
+        log.debug("Idempotent request: operation={} key={} replayed={} status={}", scope.operation(), storedKey,
                 result.replayed(), stored.status());
     }
 

@@ -2,6 +2,12 @@ package dev.onceonly.spring.boot.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
@@ -26,9 +32,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -284,6 +294,59 @@ class IdempotencyKeyFilterTest {
             assertThat(named.statusCode()).isEqualTo(201);
             assertThat(named.headers().firstValue("Idempotent-Replayed")).isEmpty();
             assertThat(named.headers().firstValue("Location")).isNotEqualTo(anonymous.headers().firstValue("Location"));
+        }
+    }
+
+    /** Keys stored only as their HMAC: requests behave as before, and no trace holds the key. Issue 12 (privacy). */
+    @Nested
+    @TestPropertySource(properties = {"onceonly.key.storage=digest",
+        "onceonly.key.digest-secret=test-secret-of-at-least-32-bytes!"})
+    class DigestKeys {
+
+        private final ListAppender<ILoggingEvent> events = new ListAppender<>();
+        private final Logger logger = (Logger) LoggerFactory.getLogger("dev.onceonly");
+
+        @Autowired
+        IdempotencyEngine engine;
+
+        @Autowired
+        InMemoryIdempotencyStore store;
+
+        @BeforeEach
+        void captureLogs() {
+            logger.setLevel(Level.DEBUG);
+            events.start();
+            logger.addAppender(events);
+        }
+
+        @AfterEach
+        void detach() {
+            logger.detachAppender(events);
+            logger.setLevel(null);
+        }
+
+        @Test
+        void digestOnlyReplaysRefusesAndLeavesTheKeyNowhere() throws Exception {
+            String key = "customer-4711-" + newKey();
+
+            HttpResponse<String> first = post("/orders", key, ORDER);
+            HttpResponse<String> retry = post("/orders", key, ORDER);
+            HttpResponse<String> reused = post("/orders", key, "{\"sku\": 43}");
+
+            assertThat(first.statusCode()).isEqualTo(201);
+            assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+            assertProblem(reused, 422, "idempotency-key-reused");
+            assertThat(reused.body()).doesNotContain(key);
+            IdempotencyScope scope = IdempotencyScope.of("alice", "create-order", IdempotencyKey.of(key));
+            assertThat(store.find(scope)).isEmpty();
+            assertThat(engine.find(scope)).map(record -> record.scope().key().value())
+                    .hasValueSatisfying(stored -> assertThat(stored).startsWith("hmac-sha256:"));
+            assertThat(events.list).anySatisfy(event -> assertThat(event.getMDCPropertyMap())
+                    .hasEntrySatisfying("onceonly.key", stored -> assertThat(stored).startsWith("hmac-sha256:")));
+            assertThat(events.list).allSatisfy(event -> {
+                assertThat(event.getFormattedMessage()).doesNotContain(key);
+                assertThat(event.getMDCPropertyMap().values()).noneMatch(value -> value.contains(key));
+            });
         }
     }
 
