@@ -1,0 +1,98 @@
+package dev.onceonly.crypto;
+
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotencyStoreException;
+import dev.onceonly.StoredResponse;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
+import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.IdempotencyRecord;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.LeaseToken;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Encrypts stored responses at rest: wraps any {@link IdempotencyStore} so that the body and headers of every
+ * completed response reach it as AES-GCM ciphertext under the {@linkplain EncryptionKeys#activeKeyId() active
+ * key}, and are decrypted again on every read with whichever readable key they name. Replays are byte-identical
+ * to the first answer.
+ *
+ * <p>What stays plaintext: the scope, fingerprint, state, times, the status and the resource id. The resource id
+ * is an audit field that logs and look-ups use; status and resource id are authenticated with the ciphertext, so
+ * a changed value fails like altered ciphertext. Responses stored before encryption was switched on (without
+ * the envelope's marker header) are read as they are, so switching it on loses no replays.
+ *
+ * <p>Fails closed: a response whose key is not in the ring, or that fails authentication (altered, or copied
+ * from another record, as the scope is authenticated too), is an {@link IdempotencyStoreException}, so the
+ * request is refused (503) rather than answered with garbage or with someone else's response. Messages name the
+ * operation and key id, never key material.
+ *
+ * <p>Put it outside every layer that keeps responses (a cache in Redis, for instance), so those hold only
+ * ciphertext. Thread-safe if the wrapped store is.
+ */
+public final class EncryptingIdempotencyStore implements IdempotencyStore {
+
+    private final IdempotencyStore delegate;
+    private final EncryptionKeys keys;
+    private final SecureRandom random = new SecureRandom();
+
+    /**
+     * @param delegate the store that holds the records
+     * @param keys the active key to write with and every key to read with
+     */
+    public EncryptingIdempotencyStore(IdempotencyStore delegate, EncryptionKeys keys) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.keys = Objects.requireNonNull(keys, "keys");
+    }
+
+    /** A {@link ClaimResult.Duplicate}'s response comes back decrypted. */
+    @Override
+    public ClaimResult claim(ClaimRequest request, Instant now) {
+        ClaimResult result = delegate.claim(request, now);
+        return result instanceof ClaimResult.Duplicate(IdempotencyRecord record)
+                ? new ClaimResult.Duplicate(decrypted(record)) : result;
+    }
+
+    /** The response comes back decrypted. */
+    @Override
+    public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
+        return delegate.find(scope).map(this::decrypted);
+    }
+
+    /** The response is stored encrypted under the active key. */
+    @Override
+    public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
+        StoredResponse sealed = ResponseEnvelope.seal(completion.response(), scope, keys.activeKeyId(),
+                keys.activeKey(), random);
+        return delegate.complete(scope, token, new Completion(completion.state(), sealed, completion.expiresAt()),
+                now);
+    }
+
+    @Override
+    public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
+        return delegate.release(scope, token, expiresAt, now);
+    }
+
+    @Override
+    public int purgeExpired(Instant now, int limit) {
+        return delegate.purgeExpired(now, limit);
+    }
+
+    private IdempotencyRecord decrypted(IdempotencyRecord record) {
+        StoredResponse response = record.response();
+        if (response == null || !ResponseEnvelope.isSealed(response)) {
+            return record;
+        }
+        return new IdempotencyRecord(record.scope(), record.fingerprint(), record.state(), record.attempt(),
+                record.leaseExpiresAt(), ResponseEnvelope.open(response, record.scope(), keys), record.createdAt(),
+                record.updatedAt(), record.expiresAt());
+    }
+
+    @Override
+    public String toString() {
+        return "Encrypting" + delegate;
+    }
+}
