@@ -6,11 +6,15 @@ import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.KeyStorage;
+import dev.onceonly.crypto.EncryptionKeys;
 import dev.onceonly.jdbc.JdbcIdempotencyStore;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -37,6 +41,7 @@ import org.springframework.util.unit.DataSize;
  * @param jdbc the JDBC store
  * @param cleanup the purge of expired records
  * @param replayCache finished outcomes also answered from memory
+ * @param encryption encryption at rest of stored response bodies and headers
  */
 @ConfigurationProperties("onceonly")
 public record OnceOnlyProperties(
@@ -50,7 +55,8 @@ public record OnceOnlyProperties(
         @DefaultValue Http http,
         @DefaultValue Jdbc jdbc,
         @DefaultValue Cleanup cleanup,
-        @DefaultValue ReplayCache replayCache) {
+        @DefaultValue ReplayCache replayCache,
+        @DefaultValue Encryption encryption) {
 
     /**
      * @param headerName the request header that carries the key
@@ -279,6 +285,59 @@ public record OnceOnlyProperties(
     public record ReplayCache(
             @DefaultValue(IdempotencyDefaults.REPLAY_CACHE_TIME_TO_LIVE) Duration timeToLive,
             @DefaultValue("" + IdempotencyDefaults.REPLAY_CACHE_MAX_BYTES) DataSize maxSize) {
+    }
+
+    /**
+     * Keys are never logged: {@link #toString()} shows their ids only.
+     *
+     * @param activeKeyId the id of the key new responses are encrypted with; setting it switches encryption on
+     * @param keys every key stored responses can be read with, by id (letters, digits, '_' or '-'): the Base64 of
+     *     32 random bytes, such as from openssl rand -base64 32; keep a retired key until every record written
+     *     under it has expired
+     */
+    public record Encryption(@Nullable String activeKeyId, @DefaultValue Map<String, String> keys) {
+
+        public Encryption {
+            if (activeKeyId == null && !keys.isEmpty()) {
+                throw IdempotencyConfigurationException.of("onceonly.encryption.active-key-id", "is missing, "
+                        + "while keys " + keys.keySet() + " are set", "Set it to the id of the key to encrypt with");
+            }
+            keyRing(activeKeyId, keys);
+        }
+
+        /** The key ring these properties describe, or {@code null} if encryption is off. */
+        public @Nullable EncryptionKeys keyRing() {
+            return keyRing(activeKeyId, keys);
+        }
+
+        private static @Nullable EncryptionKeys keyRing(@Nullable String activeKeyId, Map<String, String> keys) {
+            if (activeKeyId == null) {
+                return null;
+            }
+            Map<String, byte[]> decoded = new LinkedHashMap<>();
+            keys.forEach((id, base64) -> decoded.put(id, decode(id, base64)));
+            try {
+                return EncryptionKeys.of(activeKeyId, decoded);
+            } catch (IdempotencyConfigurationException e) {
+                throw e.renamed(e.setting().startsWith("keys") ? "onceonly.encryption." + e.setting()
+                        : "onceonly.encryption.active-key-id");
+            }
+        }
+
+        private static byte[] decode(String id, String base64) {
+            try {
+                return Base64.getDecoder().decode(base64.strip());
+            } catch (IllegalArgumentException e) {
+                // The decoder's message quotes a character of the key: not passed on.
+                throw IdempotencyConfigurationException.of("onceonly.encryption.keys." + id, "is not Base64",
+                        "Generate a key with `openssl rand -base64 32`");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Encryption[activeKeyId=" + activeKeyId + ", keys=" + keys.keySet() + "]";
+        }
     }
 
     private static void requirePositive(String property, Duration value) {

@@ -1,0 +1,137 @@
+package dev.onceonly.spring.boot;
+
+import static dev.onceonly.spring.boot.StartupFailure.assertStartupFailure;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyConfigurationException;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.OutcomeCodec;
+import dev.onceonly.StoredResponse;
+import dev.onceonly.memory.InMemoryIdempotencyStore;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spring.boot.metrics.OnceOnlyMetricsAutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+@ExtendWith(OutputCaptureExtension.class)
+class OnceOnlyEncryptionAutoConfigurationTest {
+
+    private static final String KEY = base64Key(32);
+    private static final String SHORT_KEY = base64Key(16);
+    private static final StoredResponse ANSWER = StoredResponse.of(201, Map.of("Location",
+            List.of("/orders/ord-42")), "{\"orderId\":\"ord-42\"}".getBytes(StandardCharsets.UTF_8), "ord-42");
+
+    private final IdempotencyScope scope = IdempotencyScope.of("alice", "create-order",
+            IdempotencyKey.of(UUID.randomUUID().toString()));
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class,
+                    OnceOnlyEncryptionAutoConfiguration.class, OnceOnlyMetricsAutoConfiguration.class,
+                    OnceOnlyCleanupAutoConfiguration.class))
+            .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
+            .withBean(MeterRegistry.class, SimpleMeterRegistry::new);
+
+    @Test
+    void activeKeyIdSwitchesEncryptionAtRestOn() {
+        runner.withPropertyValues("onceonly.encryption.active-key-id=k1", "onceonly.encryption.keys.k1=" + KEY)
+                .run(context -> {
+                    answer(context);
+
+                    StoredResponse stored = storedResponse(context);
+                    assertThat(stored.headers()).containsOnlyKeys("OnceOnly-Encrypted");
+                    assertThat(stored.bodyAsString()).doesNotContain("ord-42");
+                });
+    }
+
+    @Test
+    void encryptionWrapsTheTimingSoTheStoreKeepsItsMetricTag() {
+        runner.withPropertyValues("onceonly.encryption.active-key-id=k1", "onceonly.encryption.keys.k1=" + KEY)
+                .run(context -> {
+                    answer(context);
+
+                    assertThat(context.getBean(MeterRegistry.class).get("onceonly.store.operations")
+                            .tag("operation", "complete").tag("store", "InMemoryIdempotencyStore").timer().count())
+                            .isEqualTo(1);
+                    assertThat(storedResponse(context).headers()).containsOnlyKeys("OnceOnly-Encrypted");
+                });
+    }
+
+    @Test
+    void responsesAreStoredAsTheyAreWithoutAnActiveKeyId() {
+        runner.run(context -> {
+            answer(context);
+
+            assertThat(storedResponse(context)).isEqualTo(ANSWER);
+        });
+    }
+
+    @Test
+    void startupFailsOnAKeyThatIsNotAes256WithoutQuotingIt(CapturedOutput output) {
+        runner.withPropertyValues("onceonly.encryption.active-key-id=k1", "onceonly.encryption.keys.k1=" + SHORT_KEY)
+                .run(context -> assertStartupFailure(context)
+                        .isInstanceOf(IdempotencyConfigurationException.class)
+                        .hasMessageContaining("onceonly.encryption.keys.k1")
+                        .hasMessageContaining("32 bytes")
+                        .hasMessageNotContaining(SHORT_KEY));
+        assertThat(output.getAll()).doesNotContain(SHORT_KEY);
+    }
+
+    @Test
+    void startupFailsOnAKeyThatIsNotBase64WithoutQuotingIt(CapturedOutput output) {
+        runner.withPropertyValues("onceonly.encryption.active-key-id=k1", "onceonly.encryption.keys.k1=s3cr3t*key!")
+                .run(context -> assertStartupFailure(context)
+                        .isInstanceOf(IdempotencyConfigurationException.class)
+                        .hasMessageContaining("'onceonly.encryption.keys.k1': is not Base64")
+                        .hasMessageNotContaining("s3cr3t"));
+        assertThat(output.getAll()).doesNotContain("s3cr3t");
+    }
+
+    @Test
+    void startupFailsWhenTheActiveKeyIdNamesNoKey() {
+        runner.withPropertyValues("onceonly.encryption.active-key-id=k2", "onceonly.encryption.keys.k1=" + KEY)
+                .run(context -> assertStartupFailure(context)
+                        .isInstanceOf(IdempotencyConfigurationException.class)
+                        .hasMessageContaining("onceonly.encryption.active-key-id")
+                        .hasMessageContaining("'k2' is not among the keys [k1]"));
+    }
+
+    @Test
+    void startupFailsOnKeysWithoutAnActiveKeyId() {
+        runner.withPropertyValues("onceonly.encryption.keys.k1=" + KEY)
+                .run(context -> assertStartupFailure(context)
+                        .isInstanceOf(IdempotencyConfigurationException.class)
+                        .hasMessageContaining("onceonly.encryption.active-key-id")
+                        .hasMessageNotContaining(KEY));
+    }
+
+    private void answer(AssertableApplicationContext context) {
+        context.getBean(IdempotencyEngine.class).execute(scope, Fingerprint.builder().build(),
+                OutcomeCodec.identity(), () -> ANSWER);
+    }
+
+    /** What the store bean holds: the engine's store is the decorated one. */
+    private StoredResponse storedResponse(AssertableApplicationContext context) {
+        return context.getBean(IdempotencyStore.class).find(scope).orElseThrow().response();
+    }
+
+    private static String base64Key(int bytes) {
+        byte[] key = new byte[bytes];
+        new SecureRandom().nextBytes(key);
+        return Base64.getEncoder().encodeToString(key);
+    }
+}
