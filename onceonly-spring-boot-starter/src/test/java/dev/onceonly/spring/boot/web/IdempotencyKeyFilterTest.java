@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
+import dev.onceonly.StoredResponse;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spring.boot.IdempotencyStoreDecorator;
@@ -347,6 +348,35 @@ class IdempotencyKeyFilterTest {
                 assertThat(event.getFormattedMessage()).doesNotContain(key);
                 assertThat(event.getMDCPropertyMap().values()).noneMatch(value -> value.contains(key));
             });
+        }
+    }
+
+    /** With encryption at rest on (issue 12). */
+    @Nested
+    @TestPropertySource(properties = {"onceonly.encryption.active-key-id=test",
+        "onceonly.encryption.keys.test=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="})
+    class EncryptedAtRest {
+
+        @Autowired
+        InMemoryIdempotencyStore store;
+
+        @Test
+        void replayIsWhatTheFirstClientReceivedWhileTheStoreHoldsOnlyCiphertext() throws Exception {
+            String key = newKey();
+
+            HttpResponse<String> first = post("/orders", key, ORDER);
+            HttpResponse<String> retry = post("/orders", key, ORDER);
+
+            assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+            assertThat(retry.statusCode()).isEqualTo(first.statusCode());
+            assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+            assertThat(retry.headers().firstValue("Content-Type"))
+                    .isEqualTo(first.headers().firstValue("Content-Type"));
+            assertThat(withoutSecret(retry.body())).isEqualTo(withoutSecret(first.body()));
+            StoredResponse stored = store.find(IdempotencyScope.of("alice", "create-order", IdempotencyKey.of(key)))
+                    .orElseThrow().response();
+            assertThat(stored.headers()).containsOnlyKeys("OnceOnly-Encrypted");
+            assertThat(stored.bodyAsString()).doesNotContain("\"sku\"");
         }
     }
 
