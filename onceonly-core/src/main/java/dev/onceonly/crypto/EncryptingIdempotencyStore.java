@@ -53,13 +53,13 @@ public final class EncryptingIdempotencyStore implements IdempotencyStore {
     public ClaimResult claim(ClaimRequest request, Instant now) {
         ClaimResult result = delegate.claim(request, now);
         return result instanceof ClaimResult.Duplicate(IdempotencyRecord record)
-                ? new ClaimResult.Duplicate(decrypted(record)) : result;
+                ? new ClaimResult.Duplicate(decrypted(request.scope(), record)) : result;
     }
 
     /** The response comes back decrypted. */
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
-        return delegate.find(scope).map(this::decrypted);
+        return delegate.find(scope).map(record -> decrypted(scope, record));
     }
 
     /** The response is stored encrypted under the active key. */
@@ -81,13 +81,17 @@ public final class EncryptingIdempotencyStore implements IdempotencyStore {
         return delegate.purgeExpired(now, limit);
     }
 
-    private IdempotencyRecord decrypted(IdempotencyRecord record) {
+    /**
+     * Authenticated against the scope the caller asked for, as {@link #complete} sealed it, not the one the record
+     * reports: a layer beneath may store the scope in another form.
+     */
+    private IdempotencyRecord decrypted(IdempotencyScope scope, IdempotencyRecord record) {
         StoredResponse response = record.response();
         if (response == null || !ResponseEnvelope.isSealed(response)) {
             return record;
         }
         return new IdempotencyRecord(record.scope(), record.fingerprint(), record.state(), record.attempt(),
-                record.leaseExpiresAt(), ResponseEnvelope.open(response, record.scope(), keys), record.createdAt(),
+                record.leaseExpiresAt(), ResponseEnvelope.open(response, scope, keys), record.createdAt(),
                 record.updatedAt(), record.expiresAt());
     }
 

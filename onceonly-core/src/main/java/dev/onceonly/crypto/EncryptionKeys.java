@@ -4,6 +4,7 @@ import dev.onceonly.IdempotencyConfigurationException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -41,6 +42,7 @@ public final class EncryptionKeys {
      *     malformed, a key is not {@value #KEY_LENGTH} bytes long, or the active key is missing
      */
     public static EncryptionKeys of(String activeKeyId, Map<String, byte[]> keys) {
+        Objects.requireNonNull(activeKeyId, "activeKeyId");
         Map<String, SecretKey> ring = new LinkedHashMap<>();
         keys.forEach((id, key) -> {
             if (!KEY_ID.matcher(id).matches()) {

@@ -4,6 +4,8 @@ import dev.onceonly.crypto.EncryptingIdempotencyStore;
 import dev.onceonly.crypto.EncryptionKeys;
 import dev.onceonly.spring.boot.metrics.OnceOnlyMetricsAutoConfiguration;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -27,10 +29,15 @@ import org.springframework.core.annotation.Order;
 @EnableConfigurationProperties(OnceOnlyProperties.class)
 public class OnceOnlyEncryptionAutoConfiguration {
 
+    private static final Logger log = LoggerFactory.getLogger(OnceOnlyEncryptionAutoConfiguration.class);
+
     @Bean
     @Order(Ordered.LOWEST_PRECEDENCE)
     IdempotencyStoreDecorator encryptingIdempotencyStore(OnceOnlyProperties properties) {
         EncryptionKeys keys = Objects.requireNonNull(properties.encryption().keyRing(), "encryption keys");
+        // Ids only: what an operator checks during a rotation, on every instance.
+        log.info("Stored responses are encrypted with key '{}'; readable keys: {}", keys.activeKeyId(),
+                keys.keyIds());
         return store -> new EncryptingIdempotencyStore(store, keys);
     }
 }

@@ -59,6 +59,17 @@ class OnceOnlyEncryptionAutoConfigurationTest {
     }
 
     @Test
+    void startupLogsTheKeyIdsAndNeverAKey(CapturedOutput output) {
+        String otherKey = base64Key(32);
+
+        runner.withPropertyValues("onceonly.encryption.active-key-id=k2", "onceonly.encryption.keys.k1=" + KEY,
+                "onceonly.encryption.keys.k2=" + otherKey).run(context -> assertThat(context).hasNotFailed());
+
+        assertThat(output.getAll()).contains("Stored responses are encrypted with key 'k2'")
+                .doesNotContain(KEY, otherKey);
+    }
+
+    @Test
     void encryptionWrapsTheTimingSoTheStoreKeepsItsMetricTag() {
         runner.withPropertyValues("onceonly.encryption.active-key-id=k1", "onceonly.encryption.keys.k1=" + KEY)
                 .run(context -> {
