@@ -13,6 +13,7 @@ import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.IdempotentResult;
+import dev.onceonly.KeyStorage;
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
@@ -190,6 +191,20 @@ class EncryptingIdempotencyStoreTest {
     }
 
     @Test
+    void digestOnlyKeysAndEncryptionTogetherStillReplay() {
+        IdempotencyStore encrypting = new EncryptingIdempotencyStore(records, ROTATED);
+        KeyStorage digests = KeyStorage.hmacSha256(KEY_2026);
+        answerOnce(encrypting, digests);
+
+        IdempotentResult<StoredResponse> replay = answerOnce(encrypting, digests);
+
+        assertThat(replay.replayed()).isTrue();
+        assertSameAnswer(replay.value(), FIRST_ANSWER);
+        assertThat(records.find(digests.stored(scope)).orElseThrow().response().headers())
+                .containsOnlyKeys("OnceOnly-Encrypted");
+    }
+
+    @Test
     void keyMaterialIsNeverLoggedNorDescribed() {
         answerOnce(new EncryptingIdempotencyStore(records, ONLY_2025));
         List<String> texts = new ArrayList<>(List.of(ROTATED.toString(),
@@ -234,10 +249,19 @@ class EncryptingIdempotencyStoreTest {
         return answerOnce(store, scope);
     }
 
-    /** A fresh engine each time, so that a replay comes from the store and not from the engine's memory. */
     private IdempotentResult<StoredResponse> answerOnce(IdempotencyStore store, IdempotencyScope scope) {
+        return answerOnce(store, scope, KeyStorage.raw());
+    }
+
+    private IdempotentResult<StoredResponse> answerOnce(IdempotencyStore store, KeyStorage keyStorage) {
+        return answerOnce(store, scope, keyStorage);
+    }
+
+    /** A fresh engine each time, so that a replay comes from the store and not from the engine's memory. */
+    private IdempotentResult<StoredResponse> answerOnce(IdempotencyStore store, IdempotencyScope scope,
+            KeyStorage keyStorage) {
         IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(Clock.fixed(NOW, ZoneOffset.UTC))
-                .waitTimeout(Duration.ZERO).build();
+                .waitTimeout(Duration.ZERO).keyStorage(keyStorage).build();
         return engine.execute(scope, REQUEST, OutcomeCodec.identity(), () -> {
             executions.incrementAndGet();
             return FIRST_ANSWER;
