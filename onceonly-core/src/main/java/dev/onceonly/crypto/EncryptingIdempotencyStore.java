@@ -23,7 +23,8 @@ import java.util.Optional;
  * <p>What stays plaintext: the scope, fingerprint, state, times, the status and the resource id. The resource id
  * is an audit field that logs and look-ups use; status and resource id are authenticated with the ciphertext, so
  * a changed value fails like altered ciphertext. Responses stored before encryption was switched on (without
- * the envelope's marker header) are read as they are, so switching it on loses no replays.
+ * the envelope's marker header) are read as they are, so switching it on loses no replays, unless the keys are
+ * {@linkplain EncryptionKeys#refusingPlaintext() refusing plaintext}.
  *
  * <p>Fails closed: a response whose key is not in the ring, or that fails authentication (altered, or copied
  * from another record, as the scope is authenticated too), is an {@link IdempotencyStoreException}, so the
@@ -87,8 +88,15 @@ public final class EncryptingIdempotencyStore implements IdempotencyStore {
      */
     private IdempotencyRecord decrypted(IdempotencyScope scope, IdempotencyRecord record) {
         StoredResponse response = record.response();
-        if (response == null || !ResponseEnvelope.isSealed(response)) {
+        if (response == null) {
             return record;
+        }
+        if (!ResponseEnvelope.isSealed(response)) {
+            if (keys.plaintextReadable()) {
+                return record;
+            }
+            throw new IdempotencyStoreException("the stored response of operation '" + scope.operation()
+                    + "' is not encrypted, and plaintext responses are refused");
         }
         return new IdempotencyRecord(record.scope(), record.fingerprint(), record.state(), record.attempt(),
                 record.leaseExpiresAt(), ResponseEnvelope.open(response, scope, keys), record.createdAt(),

@@ -16,6 +16,10 @@ import javax.crypto.spec.SecretKeySpec;
  * the one active key new responses are written with. Rotating keys means adding a key, making it active, and
  * removing the old one only once every record written under it has expired.
  *
+ * <p>Responses stored before encryption was switched on are readable too, unless {@link #refusingPlaintext()}:
+ * once every such record has expired, refusing them means that a row written into the table directly, without
+ * a key, is never replayed.
+ *
  * <p>Keys are AES-256 keys (32 bytes). Ids are 1 to 64 letters, digits, {@code _} or {@code -}; they are stored
  * with each record and appear in messages, so they must not be secret. Key material never appears in a message
  * or in {@link #toString()}. Immutable and thread-safe.
@@ -29,10 +33,12 @@ public final class EncryptionKeys {
 
     private final String activeKeyId;
     private final Map<String, SecretKey> keys;
+    private final boolean plaintextReadable;
 
-    private EncryptionKeys(String activeKeyId, Map<String, SecretKey> keys) {
+    private EncryptionKeys(String activeKeyId, Map<String, SecretKey> keys, boolean plaintextReadable) {
         this.activeKeyId = activeKeyId;
         this.keys = keys;
+        this.plaintextReadable = plaintextReadable;
     }
 
     /**
@@ -60,7 +66,17 @@ public final class EncryptionKeys {
             throw IdempotencyConfigurationException.of("activeKeyId", "'" + activeKeyId + "' is not among the "
                     + "keys " + ring.keySet(), "Add the key under that id, or make one of the keys active");
         }
-        return new EncryptionKeys(activeKeyId, Collections.unmodifiableMap(ring));
+        return new EncryptionKeys(activeKeyId, Collections.unmodifiableMap(ring), true);
+    }
+
+    /** The same keys, but a stored response without encryption is refused (503) instead of replayed. */
+    public EncryptionKeys refusingPlaintext() {
+        return new EncryptionKeys(activeKeyId, keys, false);
+    }
+
+    /** Whether responses stored without encryption are replayed; {@code true} unless {@link #refusingPlaintext()}. */
+    public boolean plaintextReadable() {
+        return plaintextReadable;
     }
 
     /** The id new responses are encrypted under. */
@@ -84,6 +100,7 @@ public final class EncryptionKeys {
     /** Ids only, never key material. */
     @Override
     public String toString() {
-        return "EncryptionKeys[active=" + activeKeyId + ", readable=" + keys.keySet() + "]";
+        return "EncryptionKeys[active=" + activeKeyId + ", readable=" + keys.keySet()
+                + (plaintextReadable ? " and plaintext" : "") + "]";
     }
 }

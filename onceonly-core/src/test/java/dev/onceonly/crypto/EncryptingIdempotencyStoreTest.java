@@ -191,6 +191,15 @@ class EncryptingIdempotencyStoreTest {
     }
 
     @Test
+    void responseStoredWithoutEncryptionFailsClosedOncePlaintextIsRefused() {
+        answerOnce(records);
+
+        assertThatThrownBy(() -> answerOnce(new EncryptingIdempotencyStore(records, ROTATED.refusingPlaintext())))
+                .isInstanceOf(IdempotencyStoreException.class).hasMessageContaining("not encrypted");
+        assertThat(executions).hasValue(1);
+    }
+
+    @Test
     void digestOnlyKeysAndEncryptionTogetherStillReplay() {
         IdempotencyStore encrypting = new EncryptingIdempotencyStore(records, ROTATED);
         KeyStorage digests = KeyStorage.hmacSha256(KEY_2026);

@@ -46,7 +46,8 @@ class EncryptionKeysTest {
 
         assertThat(keys.activeKeyId()).isEqualTo("k2");
         assertThat(keys.keyIds()).containsExactlyInAnyOrder("k1", "k2");
-        assertThat(keys.toString()).startsWith("EncryptionKeys[active=k2, readable=[")
+        assertThat(keys.toString()).startsWith("EncryptionKeys[active=k2, readable=[").endsWith("and plaintext]")
                 .doesNotContain(Base64.getEncoder().encodeToString(KEY));
+        assertThat(keys.refusingPlaintext().toString()).endsWith("]]");
     }
 }

@@ -36,8 +36,8 @@ public class OnceOnlyEncryptionAutoConfiguration {
     IdempotencyStoreDecorator encryptingIdempotencyStore(OnceOnlyProperties properties) {
         EncryptionKeys keys = Objects.requireNonNull(properties.encryption().keyRing(), "encryption keys");
         // Ids only: what an operator checks during a rotation, on every instance.
-        log.info("Stored responses are encrypted with key '{}'; readable keys: {}", keys.activeKeyId(),
-                keys.keyIds());
+        log.info("Stored responses are encrypted with key '{}'; readable keys: {}{}", keys.activeKeyId(),
+                keys.keyIds(), keys.plaintextReadable() ? " and plaintext" : "");
         return store -> new EncryptingIdempotencyStore(store, keys);
     }
 }

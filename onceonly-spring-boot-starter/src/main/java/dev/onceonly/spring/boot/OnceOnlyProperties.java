@@ -294,30 +294,35 @@ public record OnceOnlyProperties(
      * @param keys every key stored responses can be read with, by id (letters, digits, '_' or '-'): the Base64 of
      *     32 random bytes, such as from openssl rand -base64 32; keep a retired key until every record written
      *     under it has expired
+     * @param plaintextReadable whether responses stored before encryption was switched on are replayed; set it to
+     *     false once the longest retention has passed since, so that a row written without a key is refused
      */
-    public record Encryption(@Nullable String activeKeyId, @DefaultValue Map<String, String> keys) {
+    public record Encryption(@Nullable String activeKeyId, @DefaultValue Map<String, String> keys,
+            @DefaultValue("true") boolean plaintextReadable) {
 
         public Encryption {
             if (activeKeyId == null && !keys.isEmpty()) {
                 throw IdempotencyConfigurationException.of("onceonly.encryption.active-key-id", "is missing, "
                         + "while keys " + keys.keySet() + " are set", "Set it to the id of the key to encrypt with");
             }
-            keyRing(activeKeyId, keys);
+            keyRing(activeKeyId, keys, plaintextReadable);
         }
 
         /** The key ring these properties describe, or {@code null} if encryption is off. */
         public @Nullable EncryptionKeys keyRing() {
-            return keyRing(activeKeyId, keys);
+            return keyRing(activeKeyId, keys, plaintextReadable);
         }
 
-        private static @Nullable EncryptionKeys keyRing(@Nullable String activeKeyId, Map<String, String> keys) {
+        private static @Nullable EncryptionKeys keyRing(@Nullable String activeKeyId, Map<String, String> keys,
+                boolean plaintextReadable) {
             if (activeKeyId == null) {
                 return null;
             }
             Map<String, byte[]> decoded = new LinkedHashMap<>();
             keys.forEach((id, base64) -> decoded.put(id, decode(id, base64)));
             try {
-                return EncryptionKeys.of(activeKeyId, decoded);
+                EncryptionKeys ring = EncryptionKeys.of(activeKeyId, decoded);
+                return plaintextReadable ? ring : ring.refusingPlaintext();
             } catch (IdempotencyConfigurationException e) {
                 throw e.renamed(e.setting().startsWith("keys") ? "onceonly.encryption." + e.setting()
                         : "onceonly.encryption.active-key-id");
@@ -336,7 +341,8 @@ public record OnceOnlyProperties(
 
         @Override
         public String toString() {
-            return "Encryption[activeKeyId=" + activeKeyId + ", keys=" + keys.keySet() + "]";
+            return "Encryption[activeKeyId=" + activeKeyId + ", keys=" + keys.keySet() + ", plaintextReadable="
+                    + plaintextReadable + "]";
         }
     }
 

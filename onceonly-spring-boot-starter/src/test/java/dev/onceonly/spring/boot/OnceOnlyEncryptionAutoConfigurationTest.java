@@ -2,12 +2,14 @@ package dev.onceonly.spring.boot;
 
 import static dev.onceonly.spring.boot.StartupFailure.assertStartupFailure;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
@@ -55,6 +57,19 @@ class OnceOnlyEncryptionAutoConfigurationTest {
                     StoredResponse stored = storedResponse(context);
                     assertThat(stored.headers()).containsOnlyKeys("OnceOnly-Encrypted");
                     assertThat(stored.bodyAsString()).doesNotContain("ord-42");
+                });
+    }
+
+    @Test
+    void plaintextResponsesAreRefusedWhenNoLongerReadable() {
+        runner.withPropertyValues("onceonly.encryption.active-key-id=k1", "onceonly.encryption.keys.k1=" + KEY,
+                "onceonly.encryption.plaintext-readable=false").run(context -> {
+                    IdempotencyStore store = context.getBean(IdempotencyStore.class);
+                    IdempotencyEngine.builder(store).build().execute(scope, Fingerprint.builder().build(),
+                            OutcomeCodec.identity(), () -> ANSWER);
+
+                    assertThatThrownBy(() -> answer(context)).isInstanceOf(IdempotencyStoreException.class)
+                            .hasMessageContaining("not encrypted");
                 });
     }
 
