@@ -26,6 +26,7 @@ public final class IdempotencyStoreHealthIndicator implements HealthIndicator {
 
     private final IdempotencyStore store;
 
+    /** @param store the store to probe: the store bean, undecorated */
     public IdempotencyStoreHealthIndicator(IdempotencyStore store) {
         this.store = store;
     }
