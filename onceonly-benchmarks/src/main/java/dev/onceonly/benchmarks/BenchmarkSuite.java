@@ -1,5 +1,6 @@
 package dev.onceonly.benchmarks;
 
+import dev.onceonly.benchmarks.http.CleanupBenchmark;
 import dev.onceonly.benchmarks.http.HttpBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs every benchmark and writes the report: JMH for the in-process work, then the HTTP scenarios against the
  * reference service on the local PostgreSQL. {@code ONCEONLY_BENCH_QUICK=1} makes a short run (into
- * {@code target/}) to check that everything works; the full run writes {@code docs/}.
+ * {@code target/}) to check that everything works; the full run writes {@code docs/}. {@code ONCEONLY_BENCH_CLEANUP=1}
+ * runs only the cleanup benchmark ({@link CleanupBenchmark}), into {@code cleanup-report.md}.
  */
 public final class BenchmarkSuite {
 
@@ -40,6 +42,10 @@ public final class BenchmarkSuite {
         String serverUrl = System.getenv().getOrDefault("ONCEONLY_BENCH_PG_URL",
                 "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");
         Instant started = Instant.now();
+        if ("1".equals(System.getenv("ONCEONLY_BENCH_CLEANUP"))) {
+            runCleanup(quick, serviceJar, work, out, serverUrl, started);
+            return;
+        }
 
         Collection<RunResult> jmh = runJmh(quick, work);
         HttpBenchmark.Settings settings = quick
@@ -53,6 +59,24 @@ public final class BenchmarkSuite {
         Files.writeString(out.resolve("benchmark-report.md"), report.markdown());
         Files.writeString(out.resolve("benchmark-results.json"), report.json());
         log.info("Report written to {}", out.resolve("benchmark-report.md"));
+    }
+
+    /** Scenario f alone: cleanup of expired records under write load, the default setting and a faster one. */
+    private static void runCleanup(boolean quick, Path serviceJar, Path work, Path out, String serverUrl,
+            Instant started) throws Exception {
+        // The default, a shorter pause, and none: how far the pause is what limits the rate.
+        List<CleanupBenchmark.Cleanup> cleanups = List.of(new CleanupBenchmark.Cleanup(1000, Duration.ofMillis(50)),
+                new CleanupBenchmark.Cleanup(1000, Duration.ofMillis(10)),
+                new CleanupBenchmark.Cleanup(1000, Duration.ZERO));
+        CleanupBenchmark.Settings settings = quick
+                ? new CleanupBenchmark.Settings(200_000, 16, Duration.ofSeconds(3), Duration.ofSeconds(5), cleanups)
+                : new CleanupBenchmark.Settings(1_000_000, 16, Duration.ofSeconds(15), Duration.ofSeconds(20),
+                        cleanups);
+        CleanupBenchmark.Results results = new CleanupBenchmark(serviceJar, work, serverUrl, settings).run();
+        CleanupReport report = new CleanupReport(results, started, Instant.now(), quick);
+        Files.writeString(out.resolve("cleanup-report.md"), report.markdown());
+        Files.writeString(out.resolve("cleanup-results.json"), report.json());
+        log.info("Report written to {}", out.resolve("cleanup-report.md"));
     }
 
     private static Collection<RunResult> runJmh(boolean quick, Path work) throws Exception {

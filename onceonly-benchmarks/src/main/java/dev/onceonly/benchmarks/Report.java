@@ -104,11 +104,7 @@ final class Report {
     }
 
     String json() {
-        Map<String, Object> root = new LinkedHashMap<>();
-        root.put("started", started.toString());
-        root.put("finished", finished.toString());
-        root.put("quick", quick);
-        root.put("machine", machine());
+        Map<String, Object> root = jsonHeader(started, finished, quick);
         root.put("facts", http.facts());
         root.put("http", http.measurements());
         List<Map<String, Object>> micro = new ArrayList<>();
@@ -122,6 +118,20 @@ final class Report {
             micro.add(entry);
         }
         root.put("jmh", micro);
+        return toJson(root);
+    }
+
+    /** The first members of every JSON report: when it ran, whether quickly, and on what. */
+    static Map<String, Object> jsonHeader(Instant started, Instant finished, boolean quick) {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("started", started.toString());
+        root.put("finished", finished.toString());
+        root.put("quick", quick);
+        root.put("machine", machine());
+        return root;
+    }
+
+    static String toJson(Map<String, Object> root) {
         return JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build().writeValueAsString(root);
     }
 
@@ -174,7 +184,7 @@ final class Report {
         return value.map(v -> String.format(Locale.ROOT, "%.2f", v)).orElse("–");
     }
 
-    private static Map<String, String> machine() {
+    static Map<String, String> machine() {
         Map<String, String> machine = new LinkedHashMap<>();
         machine.put("CPU", cpuModel() + " × " + Runtime.getRuntime().availableProcessors() + " cores");
         machine.put("memory", memory());

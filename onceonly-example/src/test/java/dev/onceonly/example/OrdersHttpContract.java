@@ -28,6 +28,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -63,6 +66,10 @@ abstract class OrdersHttpContract {
     @Autowired
     MeterRegistry meters;
 
+    @Autowired
+    @Qualifier("onceOnlyHealthIndicator")
+    HealthIndicator storeHealth;
+
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -87,6 +94,23 @@ abstract class OrdersHttpContract {
         assertThat(read.statusCode()).isEqualTo(200);
         assertThat(text(read)).contains(orderNo(first));
         assertThat(meters.get("onceonly.requests").tag("outcome", "replayed").counter().count()).isPositive();
+    }
+
+    @Test
+    void healthIsUpWithTheStoreAndShowsOnlyTheStatusToAnonymousAndToUsers() throws Exception {
+        HttpResponse<byte[]> anonymous = http.send(HttpRequest.newBuilder(uri("/actuator/health")).GET().build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> user = get("alice", "/actuator/health");
+        HttpResponse<byte[]> anonymousComponent = http.send(HttpRequest.newBuilder(uri("/actuator/health/onceOnly"))
+                .GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> userComponent = get("alice", "/actuator/health/onceOnly");
+
+        assertThat(storeHealth.health().getStatus()).isEqualTo(Status.UP);
+        assertThat(anonymous.statusCode()).isEqualTo(200);
+        assertThat(List.of(text(anonymous), text(user))).allSatisfy(body -> assertThat(body)
+                .contains("\"status\":\"UP\"").doesNotContain("components", "details", "onceOnly"));
+        assertThat(anonymousComponent.statusCode()).isEqualTo(401);
+        assertThat(userComponent.statusCode()).isEqualTo(404);
     }
 
     @Test

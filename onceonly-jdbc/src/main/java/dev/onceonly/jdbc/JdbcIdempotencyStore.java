@@ -358,8 +358,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * connection is committed here even if the pool hands out connections without auto-commit; {@code atomic}
      * work gets a transaction even from a pool with auto-commit.
      *
-     * <p>Database errors become {@link IdempotencyStoreException}s that carry only the error's codes and no
-     * cause: a database message can quote row values, and a logged stack trace prints every cause's message.
+     * <p>Database errors become {@link IdempotencyStoreException}s that carry only the error's codes, also in their
+     * cause ({@link SqlFailure#toException}): a database message can quote row values, and a logged stack trace
+     * prints every cause's message.
      */
     private <T> T withConnection(String operation, @Nullable IdempotencyScope scope, boolean atomic,
             SqlWork<T> work) {
@@ -383,9 +384,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 connections.release(connection);
             }
         } catch (StoreFault e) {
-            throw failure(operation, scope, e.getMessage());
+            throw new IdempotencyStoreException(failureMessage(operation, scope, e.getMessage()));
         } catch (SQLException e) {
-            throw failure(operation, scope, SqlFailure.of(e).toString());
+            SqlFailure failure = SqlFailure.of(e);
+            throw new IdempotencyStoreException(failureMessage(operation, scope, failure.toString()),
+                    failure.toException());
         }
     }
 
@@ -405,9 +408,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private IdempotencyStoreException failure(String operation, @Nullable IdempotencyScope scope, String reason) {
-        return new IdempotencyStoreException("Idempotency store (" + dialect.name() + ") failed to " + operation
-                + (scope == null ? "" : " operation '" + scope.operation() + "' key " + scope.key()) + ": " + reason);
+    private String failureMessage(String operation, @Nullable IdempotencyScope scope, String reason) {
+        return "Idempotency store (" + dialect.name() + ") failed to " + operation
+                + (scope == null ? "" : " operation '" + scope.operation() + "' key " + scope.key()) + ": " + reason;
     }
 
     /** The first failure is the one to report; the pool discards a connection whose rollback failed too. */

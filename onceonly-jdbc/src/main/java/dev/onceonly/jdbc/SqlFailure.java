@@ -32,6 +32,15 @@ public record SqlFailure(@Nullable String sqlState, int vendorCode, String type)
         return types.toString();
     }
 
+    /**
+     * An {@link SQLException} with only these facts (its message is {@link #toString()}), to attach as the cause of
+     * an exception of ours: code that looks for an SQLState among the causes (health checks, retry classifiers)
+     * finds it, and a logged stack trace prints nothing the database said.
+     */
+    public SQLException toException() {
+        return new SQLException(toString(), sqlState, vendorCode);
+    }
+
     @Override
     public String toString() {
         return "SQLState " + sqlState + ", error code " + vendorCode + " (" + type + ")";

@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 
 /** The benchmark's own database on the local PostgreSQL, created empty for every run. */
 final class BenchmarkDatabase {
@@ -71,14 +72,7 @@ final class BenchmarkDatabase {
     void seedRecords(long total) throws SQLException {
         long have = records();
         try (Connection db = DriverManager.getConnection(url());
-                PreparedStatement insert = db.prepareStatement("INSERT INTO onceonly_record (owner, operation,"
-                        + " idem_key, fingerprint, state, attempt, http_status, response_headers, response_body,"
-                        + " resource_id, created_at, updated_at, expires_at)"
-                        + " SELECT 'seed/' || (i % 5000), 'create-order', md5(i::text),"
-                        + " decode(md5(i::text) || md5((i + 1)::text), 'hex'), 'SUCCEEDED', 1, 201,"
-                        + " 'Content-Type: application/json' || chr(10), convert_to('{\"orderId\":' || i || '}', 'UTF8'),"
-                        + " i::text, now(), now(), now() + interval '1 day'"
-                        + " FROM generate_series(?::bigint, ?::bigint) AS i")) {
+                PreparedStatement insert = db.prepareStatement(insertRecords("seed/", "now() + interval '1 day'"))) {
             for (long from = have; from < total; from += 500_000) {
                 insert.setLong(1, from + 1);
                 insert.setLong(2, Math.min(total, from + 500_000));
@@ -88,5 +82,59 @@ final class BenchmarkDatabase {
         try (Connection db = DriverManager.getConnection(url()); Statement sql = db.createStatement()) {
             sql.execute("VACUUM ANALYZE onceonly_record");
         }
+    }
+
+    /**
+     * Adds {@code count} records that expired an hour ago, shaped as {@link #seedRecords} makes them, in one
+     * transaction that also analyzes the table: a running cleaner sees all of them at once, with statistics that
+     * know them.
+     *
+     * @return {@link System#nanoTime()} at the commit
+     */
+    long seedExpiredRecords(long count) throws SQLException {
+        try (Connection db = DriverManager.getConnection(url())) {
+            db.setAutoCommit(false);
+            try (PreparedStatement insert = db.prepareStatement(insertRecords("expired/",
+                    "now() - interval '1 hour'")); Statement sql = db.createStatement()) {
+                insert.setLong(1, 1);
+                insert.setLong(2, count);
+                insert.executeUpdate();
+                sql.execute("ANALYZE onceonly_record");
+            }
+            db.commit();
+            return System.nanoTime();
+        }
+    }
+
+    /**
+     * Waits until no record has expired, looking every {@code every}; returns {@link System#nanoTime()} when it saw
+     * none. One probe of the {@code expires_at} index each time.
+     */
+    long awaitNoExpiredRecords(Duration every, Duration timeout) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (Connection db = DriverManager.getConnection(url()); PreparedStatement expired = db.prepareStatement(
+                "SELECT EXISTS (SELECT 1 FROM onceonly_record WHERE expires_at <= now())")) {
+            while (System.nanoTime() < deadline) {
+                try (ResultSet row = expired.executeQuery()) {
+                    row.next();
+                    if (!row.getBoolean(1)) {
+                        return System.nanoTime();
+                    }
+                }
+                Thread.sleep(every);
+            }
+        }
+        throw new IllegalStateException("expired records were still there after " + timeout);
+    }
+
+    /** Completed records numbered by {@code generate_series(?, ?)}, under owners {@code ownerPrefix + (i % 5000)}. */
+    private static String insertRecords(String ownerPrefix, String expiresAt) {
+        return "INSERT INTO onceonly_record (owner, operation, idem_key, fingerprint, state, attempt, http_status,"
+                + " response_headers, response_body, resource_id, created_at, updated_at, expires_at)"
+                + " SELECT '" + ownerPrefix + "' || (i % 5000), 'create-order', md5(i::text),"
+                + " decode(md5(i::text) || md5((i + 1)::text), 'hex'), 'SUCCEEDED', 1, 201,"
+                + " 'Content-Type: application/json' || chr(10), convert_to('{\"orderId\":' || i || '}', 'UTF8'),"
+                + " i::text, now(), now(), " + expiresAt
+                + " FROM generate_series(?::bigint, ?::bigint) AS i";
     }
 }

@@ -69,12 +69,12 @@ public final class HttpBenchmark {
         database.recreate();
         try (ServiceProcess plain = start(false, "a")) {
             for (int clients : settings.clientCounts()) {
-                measure("a", plain, clients, this::freshKey);
+                measure("a", plain, clients, HttpBenchmark::freshKey);
             }
         }
         try (ServiceProcess idempotent = start(true, "b-d")) {
             for (int clients : settings.clientCounts()) {
-                measure("b", idempotent, clients, this::freshKey);
+                measure("b", idempotent, clients, HttpBenchmark::freshKey);
             }
             facts.put("b.hotUpdates", database.hotUpdates());
             List<String> keys = createOrders(idempotent, REPLAY_KEYS);
@@ -89,17 +89,23 @@ public final class HttpBenchmark {
         return new Results(List.copyOf(measurements), facts);
     }
 
-    /** Starts the service and warms its JIT up with first executions before anything is measured. */
     private ServiceProcess start(boolean idempotency, String label) throws Exception {
-        log.info("Starting the service (idempotency {}) for scenario {}", idempotency ? "on" : "off", label);
-        ServiceProcess service = ServiceProcess.start(serviceJar, database.url(), idempotency,
-                workDir.resolve("service-" + label + ".log"));
-        driver.run(settings.warmUp().multipliedBy(3), List.of(new LoadDriver.Group("warm-up", 16,
-                client -> freshKey(service))));
+        return startWarm(driver, serviceJar, database, idempotency, List.of("onceonly.cleanup.enabled=false"),
+                workDir.resolve("service-" + label + ".log"), settings.warmUp().multipliedBy(3));
+    }
+
+    /** Starts the service and warms its JIT up with first executions before anything is measured. */
+    static ServiceProcess startWarm(LoadDriver driver, Path serviceJar, BenchmarkDatabase database,
+            boolean idempotency, List<String> properties, Path serviceLog, Duration warmUp) throws Exception {
+        log.info("Starting the service (idempotency {}, {}), log {}", idempotency ? "on" : "off",
+                properties, serviceLog.getFileName());
+        ServiceProcess service = ServiceProcess.start(serviceJar, database.url(), idempotency, properties,
+                serviceLog);
+        driver.run(warmUp, List.of(new LoadDriver.Group("warm-up", 16, client -> freshKey(service))));
         return service;
     }
 
-    private HttpRequest freshKey(ServiceProcess service) {
+    static HttpRequest freshKey(ServiceProcess service) {
         return order(service, UUID.randomUUID().toString());
     }
 
@@ -180,13 +186,13 @@ public final class HttpBenchmark {
             database.truncate();
             database.seedRecords(10_000);
             facts.put("e.small.records", database.records());
-            measure("e-10k", service, clients, this::freshKey);
+            measure("e-10k", service, clients, HttpBenchmark::freshKey);
             log.info("Seeding {} records", settings.largeTable());
             long seeding = System.nanoTime();
             database.seedRecords(settings.largeTable());
             facts.put("e.large.seedSeconds", (System.nanoTime() - seeding) / 1e9);
             facts.put("e.large.records", database.records());
-            measure("e-large", service, clients, this::freshKey);
+            measure("e-large", service, clients, HttpBenchmark::freshKey);
         }
     }
 }

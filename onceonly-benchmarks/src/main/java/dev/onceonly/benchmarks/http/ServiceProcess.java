@@ -25,9 +25,12 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /**
-     * Starts {@code jar} with {@code onceonly.enabled} set as given and waits until it answers its health check.
+     * Starts {@code jar} with {@code onceonly.enabled} set as given and the further {@code properties}
+     * ({@code name=value}, each named once: Boot joins the values of a repeated one), and waits until it answers
+     * its health check.
      */
-    static ServiceProcess start(Path jar, String jdbcUrl, boolean idempotency, Path log) throws Exception {
+    static ServiceProcess start(Path jar, String jdbcUrl, boolean idempotency, List<String> properties, Path log)
+            throws Exception {
         int port = freePort();
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(),
@@ -35,8 +38,8 @@ final class ServiceProcess implements AutoCloseable {
                 "--spring.datasource.url=" + jdbcUrl,
                 "--spring.datasource.hikari.maximum-pool-size=16",
                 "--onceonly.enabled=" + idempotency,
-                "--onceonly.cleanup.enabled=false",
                 "--logging.level.root=WARN"));
+        properties.forEach(property -> command.add("--" + property));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         ServiceProcess service = new ServiceProcess(process, port);
         service.awaitHealthy(Duration.ofSeconds(120));

@@ -1,0 +1,182 @@
+package dev.onceonly.benchmarks.http;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.HdrHistogram.Histogram;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Scenario f, run on its own: the service's background cleanup (the starter's {@code ExpiredRecordCleaner}, on
+ * the service's pool of 16 connections) removes a million expired records from PostgreSQL while clients keep
+ * sending first executions, a fresh key per request, through HTTP. In one run:
+ * <ol>
+ *   <li>without cleanup ({@code onceonly.cleanup.enabled=false}): the expired records are seeded, then the writes
+ *       are measured for a fixed time;</li>
+ *   <li>for each cleanup setting, on a database made anew: the service starts with cleanup every second and is
+ *       warmed up (nothing has expired yet); the expired records are seeded in one transaction, and from its commit
+ *       the writes run in one-second rounds until no expired record is left. Rows per second count from that
+ *       commit (so they include up to one interval before the first batch); the writes' latencies are those of the
+ *       rounds that ended while expired records were left.</li>
+ * </ol>
+ * Each run starts from the same state: the same number of expired records in a table that was not vacuumed since.
+ */
+public final class CleanupBenchmark {
+
+    private static final Logger log = LoggerFactory.getLogger(CleanupBenchmark.class);
+    private static final Duration ROUND = Duration.ofSeconds(1);
+    private static final Duration PURGE_TIMEOUT = Duration.ofMinutes(10);
+
+    /**
+     * @param expiredRecords how many expired records are seeded, and removed
+     * @param clients the concurrent clients sending first executions
+     * @param warmUp how long each service warms up before its records are seeded
+     * @param withoutCleanup how long the writes are measured without cleanup
+     * @param cleanups the cleanup settings measured, in order
+     */
+    public record Settings(long expiredRecords, int clients, Duration warmUp, Duration withoutCleanup,
+            List<Cleanup> cleanups) {
+    }
+
+    /** One setting of {@code onceonly.cleanup.batch-size} and {@code .batch-pause}. */
+    public record Cleanup(int batchSize, Duration batchPause) {
+
+        public String label() {
+            return "batch " + batchSize + ", pause " + batchPause.toMillis() + " ms";
+        }
+
+        List<String> properties() {
+            return List.of("onceonly.cleanup.enabled=true", "onceonly.cleanup.interval=1s",
+                    "onceonly.cleanup.batch-size=" + batchSize, "onceonly.cleanup.batch-pause=" + batchPause.toMillis()
+                            + "ms");
+        }
+    }
+
+    /**
+     * The writes of one run.
+     *
+     * @param label {@code without cleanup}, or the cleanup setting
+     * @param seconds how long the writes were measured
+     * @param requests the writes answered in that time
+     * @param p50Millis their median latency
+     * @param p99Millis their 99th percentile latency
+     * @param statuses responses by HTTP status (-1: no response)
+     * @param purgeSeconds from the seeding's commit until no expired record was left (0 without cleanup)
+     * @param rowsPerSecond expired records removed per second (0 without cleanup)
+     */
+    public record Run(String label, double seconds, long requests, double p50Millis, double p99Millis,
+            Map<Integer, Long> statuses, double purgeSeconds, double rowsPerSecond) {
+
+        public double throughput() {
+            return requests / seconds;
+        }
+    }
+
+    /** Every run, the one without cleanup first. */
+    public record Results(String postgresql, Settings settings, Run withoutCleanup, List<Run> cleanups) {
+    }
+
+    private final Path serviceJar;
+    private final Path workDir;
+    private final BenchmarkDatabase database;
+    private final Settings settings;
+    private final LoadDriver driver = new LoadDriver();
+
+    public CleanupBenchmark(Path serviceJar, Path workDir, String serverUrl, Settings settings) {
+        this.serviceJar = serviceJar;
+        this.workDir = workDir;
+        this.database = new BenchmarkDatabase(serverUrl);
+        this.settings = settings;
+    }
+
+    public Results run() throws Exception {
+        String postgresql = database.serverVersion();
+        Run withoutCleanup = measureWithoutCleanup();
+        List<Run> cleanups = new ArrayList<>();
+        for (Cleanup cleanup : settings.cleanups()) {
+            cleanups.add(measure(cleanup));
+        }
+        return new Results(postgresql, settings, withoutCleanup, List.copyOf(cleanups));
+    }
+
+    private Run measureWithoutCleanup() throws Exception {
+        database.recreate();
+        try (ServiceProcess service = start(List.of("onceonly.cleanup.enabled=false"), "f-without-cleanup")) {
+            seed();
+            Window writes = new Window();
+            long end = System.nanoTime() + settings.withoutCleanup().toNanos();
+            while (System.nanoTime() < end) {
+                writes.add(round(service));
+            }
+            Run run = writes.run("without cleanup", 0, 0);
+            log.info("Scenario f without cleanup: {} writes/s, p99 {} ms", Math.round(run.throughput()),
+                    run.p99Millis());
+            return run;
+        }
+    }
+
+    private Run measure(Cleanup cleanup) throws Exception {
+        database.recreate();
+        try (ServiceProcess service = start(cleanup.properties(), "f-batch-" + cleanup.batchSize() + "-pause-"
+                + cleanup.batchPause().toMillis()); ExecutorService poller = Executors.newVirtualThreadPerTaskExecutor()) {
+            long committed = seed();
+            Future<Long> purged = poller.submit(() -> database.awaitNoExpiredRecords(Duration.ofMillis(100),
+                    PURGE_TIMEOUT));
+            Window writes = new Window();
+            while (!purged.isDone()) {
+                LoadDriver.GroupResult round = round(service);
+                if (!purged.isDone()) {
+                    writes.add(round);
+                }
+            }
+            double purgeSeconds = (purged.get() - committed) / 1e9;
+            Run run = writes.run(cleanup.label(), purgeSeconds, settings.expiredRecords() / purgeSeconds);
+            log.info("Scenario f, {}: {} rows/s, {} writes/s, p99 {} ms", cleanup.label(),
+                    Math.round(run.rowsPerSecond()), Math.round(run.throughput()), run.p99Millis());
+            return run;
+        }
+    }
+
+    private ServiceProcess start(List<String> properties, String label) throws Exception {
+        return HttpBenchmark.startWarm(driver, serviceJar, database, true, properties,
+                workDir.resolve("service-" + label + ".log"), settings.warmUp());
+    }
+
+    private long seed() throws Exception {
+        log.info("Seeding {} expired records", settings.expiredRecords());
+        return database.seedExpiredRecords(settings.expiredRecords());
+    }
+
+    private LoadDriver.GroupResult round(ServiceProcess service) throws Exception {
+        return driver.run(ROUND, List.of(new LoadDriver.Group("f", settings.clients(),
+                client -> HttpBenchmark.freshKey(service)))).getFirst();
+    }
+
+    /** The rounds of one run, added up. */
+    private static final class Window {
+
+        private final Histogram latencies = new Histogram(3_600_000_000L, 3);
+        private final Map<Integer, Long> statuses = new TreeMap<>();
+        private long requests;
+        private double seconds;
+
+        void add(LoadDriver.GroupResult round) {
+            latencies.add(round.latencies());
+            round.statuses().forEach((status, count) -> statuses.merge(status, count, Long::sum));
+            requests += round.requests();
+            seconds += round.seconds();
+        }
+
+        Run run(String label, double purgeSeconds, double rowsPerSecond) {
+            return new Run(label, seconds, requests, latencies.getValueAtPercentile(50) / 1000.0,
+                    latencies.getValueAtPercentile(99) / 1000.0, new TreeMap<>(statuses), purgeSeconds, rowsPerSecond);
+        }
+    }
+}
