@@ -3,20 +3,14 @@ package dev.onceonly;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyRecord;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Keys stored only as digests: nothing downstream of the engine sees the raw key. Issue 12 (privacy). */
 class DigestKeysTest {
@@ -31,23 +25,8 @@ class DigestKeysTest {
     private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
     private final AtomicInteger executions = new AtomicInteger();
 
-    private final Logger logger = (Logger) LoggerFactory.getLogger("dev.onceonly");
-    private final ListAppender<ILoggingEvent> events = new ListAppender<>();
-    private Level previousLevel;
-
-    @BeforeEach
-    void captureEverything() {
-        previousLevel = logger.getLevel();
-        logger.setLevel(Level.TRACE);
-        events.start();
-        logger.addAppender(events);
-    }
-
-    @AfterEach
-    void restore() {
-        logger.detachAppender(events);
-        logger.setLevel(previousLevel);
-    }
+    @RegisterExtension
+    final CapturedLogs logs = new CapturedLogs();
 
     private IdempotencyEngine engine(KeyStorage keyStorage) {
         return IdempotencyEngine.builder(store).keyStorage(keyStorage).waitTimeout(Duration.ZERO).build();
@@ -105,9 +84,9 @@ class DigestKeysTest {
         assertThatThrownBy(() -> engine.execute(scope, otherRequest, CODEC, this::pay))
                 .isInstanceOf(IdempotencyKeyReusedException.class);
 
-        assertThat(events.list).isNotEmpty().allSatisfy(event -> assertThat(event.getFormattedMessage())
+        assertThat(logs.events()).isNotEmpty().allSatisfy(event -> assertThat(event.getFormattedMessage())
                 .doesNotContain(rawKey));
-        assertThat(events.list).anySatisfy(event -> assertThat(event.getFormattedMessage()).contains("sha256:"));
+        assertThat(logs.events()).anySatisfy(event -> assertThat(event.getFormattedMessage()).contains("sha256:"));
     }
 
     @Test

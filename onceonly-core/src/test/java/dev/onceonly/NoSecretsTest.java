@@ -3,18 +3,12 @@ package dev.onceonly;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Core never logs or stores a request body or a secret, at any log level. */
 class NoSecretsTest {
@@ -23,23 +17,8 @@ class NoSecretsTest {
     private static final byte[] BODY = ("{\"card\":\"" + SECRET + "\",\"password\":\"" + SECRET + "\"}")
             .getBytes(StandardCharsets.UTF_8);
 
-    private final Logger logger = (Logger) LoggerFactory.getLogger("dev.onceonly");
-    private final ListAppender<ILoggingEvent> events = new ListAppender<>();
-    private Level previousLevel;
-
-    @BeforeEach
-    void captureEverything() {
-        previousLevel = logger.getLevel();
-        logger.setLevel(Level.TRACE);
-        events.start();
-        logger.addAppender(events);
-    }
-
-    @AfterEach
-    void restore() {
-        logger.detachAppender(events);
-        logger.setLevel(previousLevel);
-    }
+    @RegisterExtension
+    final CapturedLogs logs = new CapturedLogs();
 
     @Test
     void neitherLogsNorRecordsHoldTheRequestBody() {
@@ -57,7 +36,7 @@ class NoSecretsTest {
                 .isInstanceOf(IdempotencyKeyReusedException.class)
                 .message().doesNotContain(SECRET);
 
-        assertThat(events.list).isNotEmpty().allSatisfy(event -> {
+        assertThat(logs.events()).isNotEmpty().allSatisfy(event -> {
             assertThat(event.getFormattedMessage()).doesNotContain(SECRET);
             assertThat(event.getThrowableProxy()).isNull();
         });

@@ -3,10 +3,7 @@ package dev.onceonly.crypto;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import dev.onceonly.CapturedLogs;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
@@ -37,10 +34,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Encryption at rest through the engine, on the in-memory store (issue 12). */
 class EncryptingIdempotencyStoreTest {
@@ -66,23 +61,8 @@ class EncryptingIdempotencyStoreTest {
     private final InMemoryIdempotencyStore records = new InMemoryIdempotencyStore();
     private final IdempotencyScope scope = newScope();
     private final AtomicInteger executions = new AtomicInteger();
-    private final Logger logger = (Logger) LoggerFactory.getLogger("dev.onceonly");
-    private final ListAppender<ILoggingEvent> events = new ListAppender<>();
-    private Level previousLevel;
-
-    @BeforeEach
-    void captureEveryLogLine() {
-        previousLevel = logger.getLevel();
-        logger.setLevel(Level.TRACE);
-        events.start();
-        logger.addAppender(events);
-    }
-
-    @AfterEach
-    void restore() {
-        logger.detachAppender(events);
-        logger.setLevel(previousLevel);
-    }
+    @RegisterExtension
+    final CapturedLogs logs = new CapturedLogs();
 
     @Test
     void storedResponseHidesBodyAndHeadersButKeepsStatusAndResourceId() {
@@ -225,7 +205,7 @@ class EncryptingIdempotencyStoreTest {
             texts.add(e.getMessage());
         }
 
-        events.list.forEach(event -> texts.add(event.getFormattedMessage()));
+        logs.events().forEach(event -> texts.add(event.getFormattedMessage()));
         assertThat(texts).hasSizeGreaterThan(2).allSatisfy(text -> assertNoKeyMaterialIn(text));
     }
 
