@@ -9,8 +9,10 @@ public final class IdempotencyKeyReusedException extends IdempotencyException {
     private final IdempotencyScope scope;
 
     private IdempotencyKeyReusedException(IdempotencyScope scope) {
-        super("Idempotency key " + scope.key().value() + " of operation '" + scope.operation()
-                + "' was already used with a different request", false);
+        // The message becomes the problem's detail, which the client reads: it names no key (the client knows its
+        // own, and a stored digest would let whoever holds a copy of the table test guessed keys).
+        super("This Idempotency-Key of operation '" + scope.operation() + "' was already used with a different "
+                + "request", false);
         this.scope = scope;
     }
 

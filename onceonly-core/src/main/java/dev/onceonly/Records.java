@@ -1,6 +1,7 @@
 package dev.onceonly;
 
 import dev.onceonly.OutcomePolicy.Decision;
+import dev.onceonly.crypto.EncryptingIdempotencyStore;
 import dev.onceonly.internal.ReplayCache;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.Completion;
@@ -76,6 +77,11 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
         StoredResponse response = record.response();
         if (response == null) {
             return null;
+        }
+        if (response.headers().containsKey(EncryptingIdempotencyStore.ENCRYPTED_HEADER)) {
+            throw new IdempotencyStoreException("The stored outcome of operation '" + scope.operation() + "' is "
+                    + "encrypted, and this engine's store does not decrypt it: configure encryption on every "
+                    + "instance");
         }
         log.debug("Replayed: operation={} key={} attempt={} state={}", scope.operation(), scope.key(),
                 record.attempt(), record.state());

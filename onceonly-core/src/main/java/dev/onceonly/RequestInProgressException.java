@@ -12,8 +12,9 @@ public final class RequestInProgressException extends IdempotencyException {
     private final Duration retryAfter;
 
     private RequestInProgressException(IdempotencyScope scope, Duration retryAfter) {
-        super("A request with idempotency key " + scope.key().value() + " of operation '" + scope.operation()
-                + "' is still in progress", false);
+        // Names no key, as IdempotencyKeyReusedException explains.
+        super("A request with this Idempotency-Key of operation '" + scope.operation() + "' is still in progress",
+                false);
         this.scope = scope;
         this.retryAfter = retryAfter;
     }

@@ -36,6 +36,13 @@ import java.util.Optional;
  */
 public final class EncryptingIdempotencyStore implements IdempotencyStore {
 
+    /**
+     * The only header an encrypted record is stored with. An engine that reads it from a store without this
+     * decorator in front (an instance not configured for encryption) refuses the record rather than replay
+     * ciphertext as the answer.
+     */
+    public static final String ENCRYPTED_HEADER = ResponseEnvelope.MARKER;
+
     private final IdempotencyStore delegate;
     private final EncryptionKeys keys;
     private final SecureRandom random = new SecureRandom();

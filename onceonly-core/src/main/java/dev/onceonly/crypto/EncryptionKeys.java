@@ -31,6 +31,10 @@ public final class EncryptionKeys {
 
     private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
+    static boolean isKeyId(String id) {
+        return KEY_ID.matcher(id).matches();
+    }
+
     private final String activeKeyId;
     private final Map<String, SecretKey> keys;
     private final boolean plaintextReadable;

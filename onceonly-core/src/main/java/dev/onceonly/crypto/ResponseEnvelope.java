@@ -88,6 +88,10 @@ final class ResponseEnvelope {
         }
         int prefixLength = 2 + body[1];
         String keyId = new String(body, 2, body[1], StandardCharsets.US_ASCII);
+        if (!EncryptionKeys.isKeyId(keyId)) {
+            // Read from the table: unchecked, it would reach messages and logs as whoever wrote the row chose.
+            throw unreadable(scope, "names no valid key id");
+        }
         SecretKey key = keys.key(keyId).orElseThrow(() -> unreadable(scope, "is encrypted with key '" + keyId
                 + "', which is not among the readable keys " + keys.keyIds()));
         byte[] plaintext;

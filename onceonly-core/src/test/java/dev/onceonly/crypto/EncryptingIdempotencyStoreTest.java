@@ -133,6 +133,30 @@ class EncryptingIdempotencyStoreTest {
         assertThat(executions).hasValue(1);
     }
 
+    // issue 12 (review): an instance without encryption replayed the envelope as the answer
+    @Test
+    void engineWithoutEncryptionRefusesAnEncryptedRecordInsteadOfReplayingCiphertext() {
+        answerOnce(new EncryptingIdempotencyStore(records, ONLY_2025));
+
+        assertThatThrownBy(() -> answerOnce(records)).isInstanceOfSatisfying(IdempotencyStoreException.class,
+                e -> assertThat(e.problemType()).isEqualTo("idempotency-store-unavailable"));
+        assertThat(executions).hasValue(1);
+    }
+
+    @Test
+    void keyIdForgedInTheTableNeverReachesAMessage() {
+        StoredResponse sealed = sealedAnswer();
+        byte[] body = sealed.body();
+        body[2] = '\n';
+
+        IdempotencyStore forged = recordOf(scope, StoredResponse.of(sealed.status(), sealed.headers(), body,
+                sealed.resourceId()));
+
+        assertThatThrownBy(() -> answerOnce(new EncryptingIdempotencyStore(forged, ROTATED)))
+                .isInstanceOfSatisfying(IdempotencyStoreException.class,
+                        e -> assertThat(e.getMessage()).doesNotContain("\n").contains("no valid key id"));
+    }
+
     @Test
     void alteredCiphertextFailsClosed() {
         StoredResponse sealed = sealedAnswer();

@@ -6,6 +6,8 @@ import dev.onceonly.IdempotencyEngineBuilder;
 import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.Retention;
 import dev.onceonly.TransactionRunner;
+import dev.onceonly.crypto.EncryptingIdempotencyStore;
+import dev.onceonly.crypto.EncryptionKeys;
 import dev.onceonly.spi.IdempotencyStore;
 import java.time.Clock;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -40,7 +42,7 @@ public class OnceOnlyAutoConfiguration {
     IdempotencyEngine idempotencyEngine(ObjectProvider<IdempotencyStore> store,
             ObjectProvider<TransactionRunner> transactions, ObjectProvider<IdempotencyStoreDecorator> decorators,
             ObjectProvider<IdempotencyEngineCustomizer> customizers, ObjectProvider<Clock> clock,
-            ListableBeanFactory beans, OnceOnlyProperties properties) {
+            ObjectProvider<EncryptionKeys> encryption, ListableBeanFactory beans, OnceOnlyProperties properties) {
         IdempotencyStore available = store.getIfUnique();
         if (available == null) {
             throw IdempotencyConfigurationException.of("IdempotencyStore", "no single IdempotencyStore bean "
@@ -48,6 +50,11 @@ public class OnceOnlyAutoConfiguration {
         }
         for (IdempotencyStoreDecorator decorator : decorators.orderedStream().toList()) {
             available = decorator.decorate(available);
+        }
+        EncryptionKeys keys = encryption.getIfAvailable();
+        if (keys != null) {
+            // Outside every decorator, whatever their order: all of them, caches included, see only ciphertext.
+            available = new EncryptingIdempotencyStore(available, keys);
         }
         EngineModeSelection mode = EngineModeSelection.select(properties.mode(), transactions, beans);
         IdempotencyEngineBuilder builder = IdempotencyEngine.builder(available)

@@ -103,6 +103,14 @@ public record OnceOnlyProperties(
             }
         }
 
+        /** Without the digest secret, so that no log or diagnostic of the properties shows it. */
+        @Override
+        public String toString() {
+            return "Key[headerName=" + headerName + ", minLength=" + minLength + ", maxLength=" + maxLength
+                    + ", pattern=" + pattern + ", storage=" + storage + ", digestSecret="
+                    + (digestSecret == null ? "none" : "(set)") + "]";
+        }
+
         /** The key rule these properties describe, checked by onceonly-core's own rules. */
         public IdempotencyKeyFormat format() {
             try {

@@ -88,6 +88,16 @@ class OnceOnlyAutoConfigurationTest {
                 context.getBean(IdempotencyEngine.class).keyStorage()).hasToString(keyStorage));
     }
 
+    // issue 12 (review): the generated toString of the properties printed the digest secret
+    @Test
+    void propertiesNeverShowTheDigestSecret() {
+        String secret = "a-digest-secret-of-at-least-32-bytes-0123456789";
+
+        runner.withPropertyValues("onceonly.key.storage=digest", "onceonly.key.digest-secret=" + secret)
+                .run(context -> assertThat(context.getBean(OnceOnlyProperties.class).toString())
+                        .contains("digestSecret=(set)").doesNotContain(secret));
+    }
+
     /** The builder takes its defaults from the same constants; IdempotencyEngineTest pins that side. */
     @Test
     void propertyDefaultsAreCoresDefaults() {

@@ -13,23 +13,35 @@ import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
+import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.LeaseToken;
 import dev.onceonly.spring.boot.metrics.OnceOnlyMetricsAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 
 @ExtendWith(OutputCaptureExtension.class)
 class OnceOnlyEncryptionAutoConfigurationTest {
@@ -134,6 +146,67 @@ class OnceOnlyEncryptionAutoConfigurationTest {
                         .isInstanceOf(IdempotencyConfigurationException.class)
                         .hasMessageContaining("onceonly.encryption.active-key-id")
                         .hasMessageContaining("'k2' is not among the keys [k1]"));
+    }
+
+    // issue 12 (review): encryption was a decorator of lowest precedence, so one registered after it held plaintext
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyDecoratorWhateverItsOrderSeesOnlyCiphertext() {
+        runner.withPropertyValues("onceonly.encryption.active-key-id=k1", "onceonly.encryption.keys.k1=" + KEY)
+                .withConfiguration(AutoConfigurations.of(LateDecorator.class))
+                .run(context -> {
+                    answer(context);
+
+                    List<StoredResponse> seen = context.getBean("completedResponses", List.class);
+                    assertThat(seen).singleElement().satisfies(response -> {
+                        assertThat(response.headers()).containsOnlyKeys("OnceOnly-Encrypted");
+                        assertThat(response.bodyAsString()).doesNotContain("ord-42");
+                    });
+                });
+    }
+
+    /** A decorator of the lowest precedence from a configuration registered after the encryption's. */
+    @AutoConfiguration(after = OnceOnlyEncryptionAutoConfiguration.class)
+    static class LateDecorator {
+        @Bean
+        List<StoredResponse> completedResponses() {
+            return new CopyOnWriteArrayList<>();
+        }
+
+        @Bean
+        @Order(Ordered.LOWEST_PRECEDENCE)
+        IdempotencyStoreDecorator recordingDecorator(List<StoredResponse> completedResponses) {
+            return store -> new RecordingStore(store, completedResponses);
+        }
+    }
+
+    /** Records the responses completed through it. */
+    private record RecordingStore(IdempotencyStore delegate, List<StoredResponse> seen) implements IdempotencyStore {
+        @Override
+        public ClaimResult claim(ClaimRequest request, Instant now) {
+            return delegate.claim(request, now);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
+            return delegate.find(scope);
+        }
+
+        @Override
+        public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
+            seen.add(completion.response());
+            return delegate.complete(scope, token, completion, now);
+        }
+
+        @Override
+        public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
+            return delegate.release(scope, token, expiresAt, now);
+        }
+
+        @Override
+        public int purgeExpired(Instant now, int limit) {
+            return delegate.purgeExpired(now, limit);
+        }
     }
 
     @Test
