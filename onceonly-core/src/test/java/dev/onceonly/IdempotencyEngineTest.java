@@ -8,6 +8,7 @@ import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.ForwardingIdempotencyStore;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
@@ -400,43 +401,8 @@ class IdempotencyEngineTest {
                 StoredResponse::bodyAsString);
     }
 
-    /** Passes every call on; a test's store overrides what it changes. */
-    private abstract static class ForwardingStore implements IdempotencyStore {
-
-        private final IdempotencyStore delegate;
-
-        ForwardingStore(IdempotencyStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public ClaimResult claim(ClaimRequest request, Instant now) {
-            return delegate.claim(request, now);
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
-            return delegate.find(scope);
-        }
-
-        @Override
-        public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
-            return delegate.complete(scope, token, completion, now);
-        }
-
-        @Override
-        public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
-            return delegate.release(scope, token, expiresAt, now);
-        }
-
-        @Override
-        public int purgeExpired(Instant now, int limit) {
-            return delegate.purgeExpired(now, limit);
-        }
-    }
-
     /** Counts claims. */
-    private static final class CountingStore extends ForwardingStore {
+    private static final class CountingStore extends ForwardingIdempotencyStore {
 
         private final AtomicInteger claims;
 
@@ -456,7 +422,7 @@ class IdempotencyEngineTest {
      * The in-memory store as if it joined the runner's transaction: it takes transactional claims (committing
      * them at once), so that the engine's transactional path runs without a database.
      */
-    private static final class JoiningStore extends ForwardingStore {
+    private static final class JoiningStore extends ForwardingIdempotencyStore {
 
         JoiningStore(IdempotencyStore delegate) {
             super(delegate);

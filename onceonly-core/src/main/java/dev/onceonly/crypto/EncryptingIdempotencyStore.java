@@ -6,6 +6,7 @@ import dev.onceonly.StoredResponse;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.ForwardingIdempotencyStore;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
@@ -34,7 +35,7 @@ import java.util.Optional;
  * <p>Put it outside every layer that keeps responses (a cache in Redis, for instance), so those hold only
  * ciphertext. Thread-safe if the wrapped store is.
  */
-public final class EncryptingIdempotencyStore implements IdempotencyStore {
+public final class EncryptingIdempotencyStore extends ForwardingIdempotencyStore {
 
     /**
      * The only header an encrypted record is stored with. An engine that reads it from a store without this
@@ -43,7 +44,6 @@ public final class EncryptingIdempotencyStore implements IdempotencyStore {
      */
     public static final String ENCRYPTED_HEADER = ResponseEnvelope.MARKER;
 
-    private final IdempotencyStore delegate;
     private final EncryptionKeys keys;
     private final SecureRandom random = new SecureRandom();
 
@@ -52,14 +52,14 @@ public final class EncryptingIdempotencyStore implements IdempotencyStore {
      * @param keys the active key to write with and every key to read with
      */
     public EncryptingIdempotencyStore(IdempotencyStore delegate, EncryptionKeys keys) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        super(delegate);
         this.keys = Objects.requireNonNull(keys, "keys");
     }
 
     /** A {@link ClaimResult.Duplicate}'s response comes back decrypted. */
     @Override
     public ClaimResult claim(ClaimRequest request, Instant now) {
-        ClaimResult result = delegate.claim(request, now);
+        ClaimResult result = delegate().claim(request, now);
         return result instanceof ClaimResult.Duplicate(IdempotencyRecord record)
                 ? new ClaimResult.Duplicate(decrypted(request.scope(), record)) : result;
     }
@@ -67,7 +67,7 @@ public final class EncryptingIdempotencyStore implements IdempotencyStore {
     /** The response comes back decrypted. */
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
-        return delegate.find(scope).map(record -> decrypted(scope, record));
+        return delegate().find(scope).map(record -> decrypted(scope, record));
     }
 
     /** The response is stored encrypted under the active key. */
@@ -75,18 +75,8 @@ public final class EncryptingIdempotencyStore implements IdempotencyStore {
     public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
         StoredResponse sealed = ResponseEnvelope.seal(completion.response(), scope, keys.activeKeyId(),
                 keys.activeKey(), random);
-        return delegate.complete(scope, token, new Completion(completion.state(), sealed, completion.expiresAt()),
+        return delegate().complete(scope, token, new Completion(completion.state(), sealed, completion.expiresAt()),
                 now);
-    }
-
-    @Override
-    public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
-        return delegate.release(scope, token, expiresAt, now);
-    }
-
-    @Override
-    public int purgeExpired(Instant now, int limit) {
-        return delegate.purgeExpired(now, limit);
     }
 
     /**
@@ -112,6 +102,6 @@ public final class EncryptingIdempotencyStore implements IdempotencyStore {
 
     @Override
     public String toString() {
-        return "Encrypting" + delegate;
+        return "Encrypting" + delegate();
     }
 }

@@ -13,10 +13,8 @@ import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
-import dev.onceonly.spi.ClaimRequest;
-import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
-import dev.onceonly.spi.IdempotencyRecord;
+import dev.onceonly.spi.ForwardingIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
 import dev.onceonly.spring.boot.metrics.OnceOnlyMetricsAutoConfiguration;
@@ -28,7 +26,6 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -181,31 +178,18 @@ class OnceOnlyEncryptionAutoConfigurationTest {
     }
 
     /** Records the responses completed through it. */
-    private record RecordingStore(IdempotencyStore delegate, List<StoredResponse> seen) implements IdempotencyStore {
-        @Override
-        public ClaimResult claim(ClaimRequest request, Instant now) {
-            return delegate.claim(request, now);
-        }
+    private static final class RecordingStore extends ForwardingIdempotencyStore {
+        private final List<StoredResponse> seen;
 
-        @Override
-        public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
-            return delegate.find(scope);
+        RecordingStore(IdempotencyStore delegate, List<StoredResponse> seen) {
+            super(delegate);
+            this.seen = seen;
         }
 
         @Override
         public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
             seen.add(completion.response());
-            return delegate.complete(scope, token, completion, now);
-        }
-
-        @Override
-        public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
-            return delegate.release(scope, token, expiresAt, now);
-        }
-
-        @Override
-        public int purgeExpired(Instant now, int limit) {
-            return delegate.purgeExpired(now, limit);
+            return super.complete(scope, token, completion, now);
         }
     }
 

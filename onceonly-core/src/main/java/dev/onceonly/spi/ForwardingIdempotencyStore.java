@@ -1,0 +1,50 @@
+package dev.onceonly.spi;
+
+import dev.onceonly.IdempotencyScope;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A store that hands every call to another: the base of decorators, which override only what they change (and
+ * keep working unchanged when the SPI grows a method, which is added here once). A decorator must keep every
+ * promise of {@link IdempotencyStore}, in particular that a finished record never changes before it expires.
+ */
+public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
+
+    private final IdempotencyStore delegate;
+
+    protected ForwardingIdempotencyStore(IdempotencyStore delegate) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+    }
+
+    /** The store this one hands its calls to. */
+    protected final IdempotencyStore delegate() {
+        return delegate;
+    }
+
+    @Override
+    public ClaimResult claim(ClaimRequest request, Instant now) {
+        return delegate.claim(request, now);
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
+        return delegate.find(scope);
+    }
+
+    @Override
+    public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
+        return delegate.complete(scope, token, completion, now);
+    }
+
+    @Override
+    public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
+        return delegate.release(scope, token, expiresAt, now);
+    }
+
+    @Override
+    public int purgeExpired(Instant now, int limit) {
+        return delegate.purgeExpired(now, limit);
+    }
+}
