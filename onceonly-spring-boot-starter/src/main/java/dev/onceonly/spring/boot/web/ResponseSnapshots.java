@@ -62,13 +62,26 @@ final class ResponseSnapshots {
                 resourceId(location.isEmpty() ? null : location.getFirst()));
     }
 
-    /** The last path segment of a {@code Location}, such as the id of a created order. */
-    private static @Nullable String resourceId(@Nullable String location) {
+    /**
+     * The last path segment of a {@code Location}, such as the id of a created order. Scanned by hand: it runs for
+     * every response, and {@code String.replaceFirst} would compile its pattern each time.
+     */
+    static @Nullable String resourceId(@Nullable String location) {
         if (location == null || location.isBlank()) {
             return null;
         }
-        String path = location.replaceFirst("[?#].*$", "").replaceFirst("/+$", "");
-        String id = path.substring(path.lastIndexOf('/') + 1);
+        int end = location.length();
+        for (int i = 0; i < location.length(); i++) {
+            char c = location.charAt(i);
+            if (c == '?' || c == '#') {
+                end = i;
+                break;
+            }
+        }
+        while (end > 0 && location.charAt(end - 1) == '/') {
+            end--;
+        }
+        String id = location.substring(location.lastIndexOf('/', end - 1) + 1, end);
         return id.isEmpty() || id.length() > 255 ? null : id;
     }
 
