@@ -31,11 +31,15 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
      * @throws RequestBodyTooLargeException if it has more than {@code limit} bytes
      */
     static CachedBodyRequest read(HttpServletRequest request, long limit) throws IOException {
-        if (request.getContentLengthLong() > limit) {
+        long declared = request.getContentLengthLong();
+        if (declared > limit) {
             throw RequestBodyTooLargeException.of(limit);
         }
         try (InputStream in = request.getInputStream()) {
-            byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
+            // A declared length sizes the read exactly (the container never passes more than it); only a chunked
+            // body is read in buffer-sized steps, up to one byte past the limit to tell it is too large.
+            byte[] body = in.readNBytes((int) (declared >= 0 ? declared
+                    : Math.min(Integer.MAX_VALUE - 8, limit + 1)));
             if (body.length > limit) {
                 throw RequestBodyTooLargeException.of(limit);
             }
