@@ -23,21 +23,26 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class ProblemResponses {
 
-    private static final Map<String, String> TITLES = Map.ofEntries(
-            Map.entry("missing-idempotency-key", "Idempotency-Key header missing"),
-            Map.entry("invalid-idempotency-key", "Invalid Idempotency-Key header"),
-            Map.entry("malformed-request-body", "Malformed request body"),
-            Map.entry("request-body-too-large", "Request body too large"),
-            Map.entry("unsupported-content-encoding", "Content-Encoding not supported"),
-            Map.entry("unsupported-charset", "Charset not supported"),
-            Map.entry("idempotency-key-reused", "Idempotency-Key reused with a different request"),
-            Map.entry("request-in-progress", "A request with this Idempotency-Key is in progress"),
-            Map.entry("idempotency-store-unavailable", "Idempotency store unavailable"),
-            Map.entry("authentication-required", "Authentication required"),
-            Map.entry("asynchronous-handler", "Idempotent handler answered asynchronously"),
-            Map.entry("owner-unresolvable", "The request's owner cannot own idempotency keys"),
-            Map.entry("response-too-large", "Response too large to hold back"),
-            Map.entry("request-rejected", "Request rejected"));
+    /** Status and title of each problem type; a reused key's status is configured. */
+    private record Kind(int status, String title) {
+    }
+
+    private static final Kind BAD_REQUEST = new Kind(400, "Bad request");
+    private static final Map<String, Kind> KINDS = Map.ofEntries(
+            Map.entry("missing-idempotency-key", new Kind(400, "Idempotency-Key header missing")),
+            Map.entry("invalid-idempotency-key", new Kind(400, "Invalid Idempotency-Key header")),
+            Map.entry("malformed-request-body", new Kind(400, "Malformed request body")),
+            Map.entry("request-rejected", new Kind(400, "Request rejected")),
+            Map.entry("request-body-too-large", new Kind(413, "Request body too large")),
+            Map.entry("unsupported-content-encoding", new Kind(415, "Content-Encoding not supported")),
+            Map.entry("unsupported-charset", new Kind(415, "Charset not supported")),
+            Map.entry("idempotency-key-reused", new Kind(422, "Idempotency-Key reused with a different request")),
+            Map.entry("request-in-progress", new Kind(409, "A request with this Idempotency-Key is in progress")),
+            Map.entry("idempotency-store-unavailable", new Kind(503, "Idempotency store unavailable")),
+            Map.entry("authentication-required", new Kind(401, "Authentication required")),
+            Map.entry("owner-unresolvable", new Kind(403, "The request's owner cannot own idempotency keys")),
+            Map.entry("asynchronous-handler", new Kind(500, "Idempotent handler answered asynchronously")),
+            Map.entry("response-too-large", new Kind(500, "Response too large to hold back")));
 
     private final JsonMapper json;
     private final URI typeBase;
@@ -60,17 +65,8 @@ final class ProblemResponses {
 
     /** The status a problem type is answered with. */
     int statusOf(String problemType) {
-        return switch (problemType) {
-            case "idempotency-key-reused" -> keyReusedStatus;
-            case "request-in-progress" -> 409;
-            case "idempotency-store-unavailable" -> 503;
-            case "request-body-too-large" -> 413;
-            case "unsupported-content-encoding", "unsupported-charset" -> 415;
-            case "authentication-required" -> 401;
-            case "owner-unresolvable" -> 403;
-            case "asynchronous-handler", "response-too-large" -> 500;
-            default -> 400;
-        };
+        return problemType.equals("idempotency-key-reused") ? keyReusedStatus
+                : KINDS.getOrDefault(problemType, BAD_REQUEST).status();
     }
 
     void write(HttpServletResponse response, IdempotencyException problem, String instance) throws IOException {
@@ -86,7 +82,7 @@ final class ProblemResponses {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatusCode.valueOf(statusOf(problemType)),
                 detail);
         problem.setType(typeBase.resolve(problemType));
-        problem.setTitle(TITLES.getOrDefault(problemType, "Bad request"));
+        problem.setTitle(KINDS.getOrDefault(problemType, BAD_REQUEST).title());
         problem.setInstance(instance(instance));
         response.resetBuffer();
         response.setHeader(HttpHeaders.CACHE_CONTROL, "no-store");
