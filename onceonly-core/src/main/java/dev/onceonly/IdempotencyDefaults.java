@@ -21,6 +21,8 @@ public final class IdempotencyDefaults {
     public static final String RETENTION = "PT24H";
     /** How long finished outcomes are also answered from memory: 5 seconds. */
     public static final String REPLAY_CACHE_TIME_TO_LIVE = "PT5S";
+    /** Attempts at a leased record that may fail retryably before it ends final: 10. */
+    public static final int MAX_ATTEMPTS = 10;
     /** The body bytes the replay cache holds: 16 MiB. */
     public static final long REPLAY_CACHE_MAX_BYTES = 16L << 20;
 

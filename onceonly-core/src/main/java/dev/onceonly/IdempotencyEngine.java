@@ -3,13 +3,14 @@ package dev.onceonly;
 import dev.onceonly.internal.ReplayCache;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
@@ -60,47 +61,31 @@ public final class IdempotencyEngine {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
 
+    /** This engine's settings, a copy of the builder's that no one else holds. */
+    private final IdempotencyEngineBuilder settings;
     private final IdempotencyStore store;
-    private final Clock clock;
-    private final Duration leaseDuration;
-    private final Duration waitTimeout;
-    private final Duration pollInterval;
-    private final Duration retryAfter;
-    private final Retention retention;
-    private final KeyStorage keyStorage;
-    private final OutcomePolicy outcomePolicy;
     private final IdempotencyMode mode;
-    /** The builder's runner, kept for variants that choose transactional mode. */
-    private final @Nullable TransactionRunner runner;
+    /** Attempts running in this process, for duplicates to wait on: they never take over a local attempt. */
     private final ConcurrentMap<IdempotencyScope, CountDownLatch> inFlight = new ConcurrentHashMap<>();
-    private final Duration replayCacheTimeToLive;
-    private final long replayCacheMaxBytes;
     private final @Nullable ReplayCache replays;
     private final Records records;
     /** This engine's mode at work. */
     private final Attempts attempts;
 
-    IdempotencyEngine(IdempotencyEngineBuilder builder) {
-        this.store = builder.store;
-        this.clock = builder.clock;
-        this.leaseDuration = builder.leaseDuration;
-        this.waitTimeout = builder.waitTimeout;
-        this.pollInterval = builder.pollInterval;
-        this.retryAfter = builder.retryAfter;
-        this.retention = builder.retention;
-        this.keyStorage = builder.keyStorage;
-        this.outcomePolicy = builder.outcomePolicy;
-        this.mode = builder.resolvedMode();
-        this.runner = builder.transactions;
-        this.replayCacheTimeToLive = builder.replayCacheTimeToLive;
-        this.replayCacheMaxBytes = builder.replayCacheMaxBytes;
-        this.replays = builder.replayCacheTimeToLive.isZero() ? null
-                : builder.sharedReplays != null ? builder.sharedReplays
-                : new ReplayCache(builder.clock, builder.replayCacheTimeToLive, builder.replayCacheMaxBytes);
-        this.records = new Records(leaseDuration, retention, replays);
+    IdempotencyEngine(IdempotencyEngineBuilder settings) {
+        this.settings = settings;
+        this.store = settings.store;
+        this.mode = settings.resolvedMode();
+        this.replays = settings.replayCacheTimeToLive.isZero() ? null
+                : settings.sharedReplays != null ? settings.sharedReplays
+                : new ReplayCache(settings.clock, settings.replayCacheTimeToLive, settings.replayCacheMaxBytes);
+        this.records = new Records(settings.leaseDuration, settings.retention, replays);
+        TransactionRunner runner = settings.transactions;
         this.attempts = mode == IdempotencyMode.TRANSACTIONAL && runner != null
-                ? new TransactionalAttempts(runner, store, clock, records, outcomePolicy)
-                : new LeasedAttempts(store, clock, records, outcomePolicy, pollInterval);
+                ? new TransactionalAttempts(runner, store, settings.clock, records, settings.outcomePolicy)
+                : new LeasedAttempts(store, settings.clock, records, settings.outcomePolicy, settings.retryPolicy,
+                        settings.heartbeats != null ? settings.heartbeats : DefaultHeartbeats.SCHEDULER,
+                        settings.pollInterval, settings.exhaustedOutcome);
     }
 
     public static IdempotencyEngineBuilder builder(IdempotencyStore store) {
@@ -109,19 +94,8 @@ public final class IdempotencyEngine {
 
     /** A builder preset with this engine's settings, for a variant such as one endpoint's wait or retention. */
     public IdempotencyEngineBuilder toBuilder() {
-        IdempotencyEngineBuilder builder = new IdempotencyEngineBuilder(store);
-        builder.clock = clock;
-        builder.leaseDuration = leaseDuration;
-        builder.waitTimeout = waitTimeout;
-        builder.pollInterval = pollInterval;
-        builder.retryAfter = retryAfter;
-        builder.retention = retention;
-        builder.keyStorage = keyStorage;
-        builder.outcomePolicy = outcomePolicy;
+        IdempotencyEngineBuilder builder = settings.copy();
         builder.mode = mode;
-        builder.transactions = runner;
-        builder.replayCacheTimeToLive = replayCacheTimeToLive;
-        builder.replayCacheMaxBytes = replayCacheMaxBytes;
         // Variants (one per endpoint) share this engine's memory budget rather than adding their own.
         builder.sharedReplays = replays;
         return builder;
@@ -134,22 +108,27 @@ public final class IdempotencyEngine {
 
     /** The hint given to duplicates that are told to retry later. */
     public Duration retryAfter() {
-        return retryAfter;
+        return settings.retryAfter;
     }
 
     /** The policy that classifies outcomes, for a variant that overrides some statuses. */
     public OutcomePolicy outcomePolicy() {
-        return outcomePolicy;
+        return settings.outcomePolicy;
     }
 
     /** How long outcomes are kept, for a variant that changes one of them. */
     public Retention retention() {
-        return retention;
+        return settings.retention;
+    }
+
+    /** How leased records that failed retryably run again, for a variant that changes it. */
+    public RetryPolicy retryPolicy() {
+        return settings.retryPolicy;
     }
 
     /** What this engine keeps of each key, for logging a key the way the engine does. */
     public KeyStorage keyStorage() {
-        return keyStorage;
+        return settings.keyStorage;
     }
 
     /**
@@ -160,12 +139,12 @@ public final class IdempotencyEngine {
      * @throws IdempotencyStoreException if the store is unreachable
      */
     public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
-        return store.find(keyStorage.stored(scope));
+        return store.find(settings.keyStorage.stored(scope));
     }
 
     /** Purges up to {@code limit} records expired by this engine's clock through its store; returns how many. */
     public int purgeExpired(int limit) {
-        return store.purgeExpired(clock.instant(), limit);
+        return store.purgeExpired(settings.clock.instant(), limit);
     }
 
     /**
@@ -189,19 +168,22 @@ public final class IdempotencyEngine {
         Objects.requireNonNull(codec, "codec");
         Objects.requireNonNull(work, "work");
         // From here on only the key as stored exists: the store, the memory, logs and exceptions never see more.
-        IdempotencyScope stored = keyStorage.stored(scope);
+        IdempotencyScope stored = settings.keyStorage.stored(scope);
         IdempotentResult<T> cached = records.cachedReplay(stored, fingerprint, codec);
         if (cached != null) {
             return cached;
         }
-        long deadline = System.nanoTime() + waitTimeout.toNanos();
-        if (waitTimeout.isZero()) {
-            return attemptUntilDone(stored, fingerprint, codec, work, deadline);
-        }
+        long deadline = System.nanoTime() + settings.waitTimeout.toNanos();
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch earlier = inFlight.putIfAbsent(stored, running);
         if (earlier != null) {
-            awaitLocalAttempt(earlier, deadline);
+            if (!awaitLocalAttempt(earlier, deadline)) {
+                // Still running here: however long it takes, its lease is this process's to renew, never a
+                // duplicate's to take over.
+                log.debug("Request in progress in this process: operation={} key={}", stored.operation(),
+                        stored.key());
+                throw RequestInProgressException.of(stored, settings.retryAfter);
+            }
             return attemptUntilDone(stored, fingerprint, codec, work, deadline);
         }
         try {
@@ -213,14 +195,17 @@ public final class IdempotencyEngine {
     }
 
     /**
-     * A duplicate of an attempt running in this process waits for it here, holding no connection. Either way it
-     * then asks the store, which alone decides: replay, still running, or (lease gone) take over.
+     * A duplicate of an attempt running in this process waits for it here, holding no connection; once it ended,
+     * the duplicate asks the store, which alone decides: replay, or run again.
+     *
+     * @return {@code false} if the attempt is still running when the wait is over
      */
-    private static void awaitLocalAttempt(CountDownLatch earlier, long deadline) {
+    private static boolean awaitLocalAttempt(CountDownLatch earlier, long deadline) {
         try {
-            earlier.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return earlier.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return false;
         }
     }
 
@@ -233,7 +218,7 @@ public final class IdempotencyEngine {
             }
             if (!pauseBeforePolling(deadline)) {
                 log.debug("Request in progress: operation={} key={}", scope.operation(), scope.key());
-                throw RequestInProgressException.of(scope, retryAfter);
+                throw RequestInProgressException.of(scope, settings.retryAfter);
             }
         }
     }
@@ -248,11 +233,20 @@ public final class IdempotencyEngine {
         if (left <= 0) {
             return false;
         }
-        LockSupport.parkNanos(Math.min(left, pollInterval.toNanos()));
+        LockSupport.parkNanos(Math.min(left, settings.pollInterval.toNanos()));
         if (Thread.interrupted()) {
             Thread.currentThread().interrupt();
             return false;
         }
         return true;
+    }
+
+    /** The heartbeat scheduler of engines that have none set: one daemon thread, started on first use. */
+    private static final class DefaultHeartbeats {
+        static final ScheduledExecutorService SCHEDULER = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "onceonly-heartbeat");
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 }

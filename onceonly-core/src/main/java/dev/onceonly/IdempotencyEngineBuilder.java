@@ -1,16 +1,25 @@
 package dev.onceonly;
 
+import dev.onceonly.internal.JsonStrings;
 import dev.onceonly.internal.ReplayCache;
 import dev.onceonly.spi.IdempotencyStore;
 import java.time.Clock;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Builds an engine; every setting but the store has a default. Not thread-safe; the engine it builds is.
+ *
+ * <p>The builder is also where an engine keeps its settings: the engine holds a {@linkplain #copy() copy}, and
+ * {@link IdempotencyEngine#toBuilder()} hands out another, so no setting is ever copied by hand.
  */
-public final class IdempotencyEngineBuilder {
+public final class IdempotencyEngineBuilder implements Cloneable {
 
     /** Longest lease accepted; a lease is a bound on one run of the work, not a retention. */
     private static final Duration MAX_LEASE = Duration.ofDays(1);
@@ -31,6 +40,9 @@ public final class IdempotencyEngineBuilder {
     long replayCacheMaxBytes = IdempotencyDefaults.REPLAY_CACHE_MAX_BYTES;
     @Nullable ReplayCache sharedReplays;
     KeyStorage keyStorage = KeyStorage.raw();
+    RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
+    @Nullable ScheduledExecutorService heartbeats;
+    Function<IdempotencyScope, StoredResponse> exhaustedOutcome = IdempotencyEngineBuilder::exhaustedProblem;
 
     IdempotencyEngineBuilder(IdempotencyStore store) {
         this.store = Objects.requireNonNull(store, "store");
@@ -137,10 +149,57 @@ public final class IdempotencyEngineBuilder {
     }
 
     /**
+     * How often and how soon a leased record that failed retryably runs again, and when it ends final; default
+     * {@link RetryPolicy#DEFAULT}.
+     */
+    public IdempotencyEngineBuilder retryPolicy(RetryPolicy retryPolicy) {
+        this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+        return this;
+    }
+
+    /**
+     * Where leased attempts renew their leases, every third of the lease while the work runs. Default: one daemon
+     * thread shared by every engine of this class loader that has none set; an application that runs many
+     * leased attempts at once, or whose store can stall, sets its own (renewals block on the store).
+     */
+    public IdempotencyEngineBuilder heartbeatScheduler(ScheduledExecutorService scheduler) {
+        this.heartbeats = Objects.requireNonNull(scheduler, "scheduler");
+        return this;
+    }
+
+    /**
+     * The final outcome stored for a leased record whose last allowed attempt threw instead of returning a
+     * result (one that returned a retryable result keeps that result); default a {@code 500} problem of type
+     * {@code https://onceonly.dev/problems/attempts-exhausted}.
+     */
+    public IdempotencyEngineBuilder exhaustedOutcome(Function<IdempotencyScope, StoredResponse> outcome) {
+        this.exhaustedOutcome = Objects.requireNonNull(outcome, "outcome");
+        return this;
+    }
+
+    /**
      * @throws IdempotencyConfigurationException for transactional mode without a {@link TransactionRunner}
      */
     public IdempotencyEngine build() {
-        return new IdempotencyEngine(this);
+        return new IdempotencyEngine(copy());
+    }
+
+    /** A builder with the same settings: all of them are immutable values, so a shallow copy is a full one. */
+    IdempotencyEngineBuilder copy() {
+        try {
+            return (IdempotencyEngineBuilder) clone();
+        } catch (CloneNotSupportedException e) {
+            throw new AssertionError("the builder is Cloneable", e);
+        }
+    }
+
+    private static StoredResponse exhaustedProblem(IdempotencyScope scope) {
+        StringBuilder body = new StringBuilder("{\"type\":\"https://onceonly.dev/problems/attempts-exhausted\","
+                + "\"title\":\"Attempts exhausted\",\"status\":500,\"detail\":");
+        JsonStrings.quote("Operation '" + scope.operation() + "' failed on every attempt allowed; it is not tried "
+                + "again for this key", body).append('}');
+        return StoredResponse.of(500, Map.of("Content-Type", List.of("application/problem+json")),
+                body.toString().getBytes(StandardCharsets.UTF_8), null);
     }
 
     /** The mode {@link #build()} gives the engine. */

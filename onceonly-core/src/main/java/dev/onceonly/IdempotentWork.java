@@ -9,5 +9,9 @@ package dev.onceonly;
 @FunctionalInterface
 public interface IdempotentWork<T, X extends Exception> {
 
-    T run() throws X;
+    /**
+     * @param attempt which attempt this is, the key to pass to systems the work calls, and whether the attempt
+     *     still owns its record
+     */
+    T run(Attempt attempt) throws X;
 }

@@ -6,20 +6,28 @@ import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.Release;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The engine's leased mode: the claim commits at once with a lease, the work runs outside any transaction, and a
- * fenced completion stores the outcome. Immutable and thread-safe.
+ * The engine's leased mode: the claim commits at once with a lease, the work runs outside any transaction under a
+ * {@link Heartbeat} that renews the lease, and a fenced completion stores the outcome. A retryable failure leaves
+ * the record FAILED_RETRYABLE with a backoff, or final once the {@link RetryPolicy} is spent. Immutable and
+ * thread-safe.
+ *
+ * @param exhausted the final outcome of a record whose last attempt threw instead of returning a result
  */
 record LeasedAttempts(IdempotencyStore store, Clock clock, Records records, OutcomePolicy outcomePolicy,
-        Duration pollInterval) implements Attempts {
+        RetryPolicy retryPolicy, ScheduledExecutorService heartbeats, Duration pollInterval,
+        Function<IdempotencyScope, StoredResponse> exhausted) implements Attempts {
 
     /** The engine's category, which users configure. */
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
@@ -33,77 +41,118 @@ record LeasedAttempts(IdempotencyStore store, Clock clock, Records records, Outc
         ClaimRequest request = records.claimRequest(scope, fingerprint, now, Duration.ZERO, false);
         ClaimResult claim = store.claim(request, now);
         return switch (claim) {
-            case ClaimResult.Claimed claimed -> runLeased(scope, fingerprint, claimed.token(), request.expiresAt(),
-                    codec, work);
+            case ClaimResult.Claimed claimed -> runLeased(scope, fingerprint, claimed, request, codec, work);
             case ClaimResult.Duplicate duplicate -> records.replayOrWait(scope, fingerprint, duplicate.record(),
                     codec);
             case ClaimResult.Locked ignored -> null;
         };
     }
 
-    private <T, X extends Exception> IdempotentResult<T> runLeased(IdempotencyScope scope, Fingerprint fingerprint,
-            LeaseToken token, Instant claimExpiresAt, OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
+    /**
+     * Returns {@code null} when the attempt lost its record to a later one that has not finished yet: the caller
+     * then waits for it like any duplicate.
+     */
+    private <T, X extends Exception> @Nullable IdempotentResult<T> runLeased(IdempotencyScope scope,
+            Fingerprint fingerprint, ClaimResult.Claimed claimed, ClaimRequest request, OutcomeCodec<T> codec,
+            IdempotentWork<T, X> work) throws X {
+        LeaseToken token = claimed.token();
+        Heartbeat heartbeat = Heartbeat.start(store, clock, heartbeats, scope, token, request.leaseExpiresAt(),
+                records.leaseDuration());
+        Attempt attempt = new Attempt(scope, token, claimed.failures(), heartbeat::isLost);
         T value;
         try {
-            value = work.run();
+            value = work.run(attempt);
         } catch (OutcomeUnknownException unknown) {
-            completeLeased(scope, fingerprint, token, claimExpiresAt, Decision.FAILED_FINAL, unknown.outcome());
+            heartbeat.stop();
+            store(scope, fingerprint, token, request.expiresAt(), Decision.FAILED_FINAL, unknown.outcome());
             throw unknown;
+        } catch (LeaseLostException lost) {
+            heartbeat.stop();
+            log.debug("Work stopped after losing its lease: operation={} key={} attempt={}", scope.operation(),
+                    scope.key(), token.attempt());
+            return successorsOutcome(scope, fingerprint, codec);
         } catch (Throwable failure) {
-            releaseQuietly(scope, token);
+            heartbeat.stop();
+            fail(scope, fingerprint, token, claimed.failures(), request.expiresAt(), null);
             throw failure;
         }
+        heartbeat.stop();
         // The work has taken effect: only a retryable outcome (which the policy says a retry may repeat) releases
         // the key; any other is stored, lest a retry repeat the effect.
         StoredResponse response = codec.encode(value);
         Decision decision = outcomePolicy.classify(response.status());
-        if (decision == Decision.RETRYABLE) {
-            releaseQuietly(scope, token);
-        } else {
-            completeLeased(scope, fingerprint, token, claimExpiresAt, decision, response);
-        }
         log.debug("Executed: operation={} key={} attempt={} status={}", scope.operation(), scope.key(),
                 token.attempt(), response.status());
-        return new IdempotentResult<>(value, false);
+        boolean kept = decision == Decision.RETRYABLE
+                ? fail(scope, fingerprint, token, claimed.failures(), request.expiresAt(), response)
+                : store(scope, fingerprint, token, request.expiresAt(), decision, response);
+        return kept ? new IdempotentResult<>(value, false) : successorsOutcome(scope, fingerprint, codec);
     }
 
     /**
-     * The work has taken effect, so its caller gets its result even when the outcome cannot be stored. A store
-     * outage is retried briefly; if it lasts, a retry after the lease runs the work again, which is why leased
-     * work passes the key on to the systems it calls.
+     * The outcome of the attempt that took the record over, if it finished: what the caller of an attempt that
+     * lost its lease gets, so that both callers see the same. {@code null} while it runs.
      */
-    private void completeLeased(IdempotencyScope scope, Fingerprint fingerprint, LeaseToken token,
-            Instant claimExpiresAt, Decision decision, StoredResponse response) {
+    private <T> @Nullable IdempotentResult<T> successorsOutcome(IdempotencyScope scope, Fingerprint fingerprint,
+            OutcomeCodec<T> codec) {
+        return store.find(scope).map(record -> records.replayOrWait(scope, fingerprint, record, codec)).orElse(null);
+    }
+
+    /**
+     * A failed attempt: the record becomes FAILED_RETRYABLE with a backoff, or, on the policy's last attempt, final
+     * with the failure's response ({@code null} if the work threw: then the exhausted outcome).
+     *
+     * @return {@code false} if the attempt had lost the record
+     */
+    private boolean fail(IdempotencyScope scope, Fingerprint fingerprint, LeaseToken token, int earlierFailures,
+            Instant claimExpiresAt, @Nullable StoredResponse response) {
+        if (retryPolicy.isLastAttempt(earlierFailures)) {
+            log.warn("Attempts exhausted: operation={} key={} failed {} times; its last problem is its final "
+                    + "outcome", scope.operation(), scope.key(), earlierFailures + 1);
+            return store(scope, fingerprint, token, claimExpiresAt, Decision.FAILED_FINAL,
+                    response != null ? response : exhausted.apply(scope));
+        }
+        Instant now = clock.instant();
+        Instant nextAttemptAt = now.plus(retryPolicy.backoffAfter(earlierFailures + 1));
+        try {
+            return store.release(scope, token, new Release(nextAttemptAt,
+                    nextAttemptAt.plus(records.retention().failed())), now);
+        } catch (RuntimeException e) {
+            log.warn("Could not release operation={} key={} attempt={} ({}); it can be retried once its lease runs "
+                    + "out", scope.operation(), scope.key(), token.attempt(), e.getClass().getSimpleName());
+            return true;
+        }
+    }
+
+    /**
+     * Stores a final outcome. The work has taken effect, so its caller gets its result even when the outcome
+     * cannot be stored: a store outage is retried briefly; if it lasts, a retry after the lease runs the work
+     * again, which is why leased work passes its {@linkplain Attempt#downstreamKey downstream key} on.
+     *
+     * @return {@code false} if the attempt had lost the record to a later one and nothing was stored
+     */
+    private boolean store(IdempotencyScope scope, Fingerprint fingerprint, LeaseToken token, Instant claimExpiresAt,
+            Decision decision, StoredResponse response) {
         for (int attempt = 1; ; attempt++) {
             Instant now = clock.instant();
             try {
                 Completion completion = records.completion(decision, response, now, claimExpiresAt);
                 if (store.complete(scope, token, completion, now)) {
                     records.remember(scope, fingerprint, response, completion.expiresAt());
-                } else {
-                    log.warn("Lease lost: operation={} key={} attempt={} was taken over by a later attempt after "
-                            + "its lease ran out; its outcome was not stored. Consider a longer lease.",
-                            scope.operation(), scope.key(), token.attempt());
+                    return true;
                 }
-                return;
+                log.warn("Lease lost: operation={} key={} attempt={} was taken over by a later attempt after its "
+                        + "lease ran out; its outcome was not stored, and it answers with the later attempt's",
+                        scope.operation(), scope.key(), token.attempt());
+                return false;
             } catch (IdempotencyStoreException e) {
                 if (attempt == COMPLETE_ATTEMPTS) {
                     log.warn("Could not store the outcome of operation={} key={} attempt={}; a retry after the "
                             + "lease will run again", scope.operation(), scope.key(), token.attempt(), e);
-                    return;
+                    return true;
                 }
                 LockSupport.parkNanos(pollInterval.toNanos() << attempt);
             }
-        }
-    }
-
-    private void releaseQuietly(IdempotencyScope scope, LeaseToken token) {
-        Instant now = clock.instant();
-        try {
-            store.release(scope, token, now.plus(records.retention().failed()), now);
-        } catch (RuntimeException e) {
-            log.warn("Could not release operation={} key={} attempt={}; it can be retried once its lease runs "
-                    + "out", scope.operation(), scope.key(), token.attempt(), e);
         }
     }
 }

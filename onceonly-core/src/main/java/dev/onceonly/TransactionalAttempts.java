@@ -40,7 +40,7 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
                 ClaimRequest request = records.claimRequest(scope, fingerprint, now, lockWait, true);
                 ClaimResult claim = store.claim(request, now);
                 return switch (claim) {
-                    case ClaimResult.Claimed claimed -> runInTransaction(scope, claimed.token(), request.expiresAt(),
+                    case ClaimResult.Claimed claimed -> runInTransaction(scope, claimed, request.expiresAt(),
                             codec, work, rejection, stored, unknown);
                     case ClaimResult.Duplicate duplicate -> records.replayOrWait(scope, fingerprint,
                             duplicate.record(), codec);
@@ -94,12 +94,14 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
 
     /** Returns {@code null} when the work's outcome is unknown: {@code unknown} is then set, to rethrow. */
     private <T, X extends Exception> @Nullable IdempotentResult<T> runInTransaction(IdempotencyScope scope,
-            LeaseToken token, Instant claimExpiresAt, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
+            ClaimResult.Claimed claimed, Instant claimExpiresAt, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
             AtomicReference<@Nullable Object> rejection, AtomicReference<@Nullable Completion> stored,
             AtomicReference<@Nullable OutcomeUnknownException> unknown) {
+        LeaseToken token = claimed.token();
         T value;
         try {
-            value = work.run();
+            // The uncommitted claim cannot be taken over while the transaction runs: the lease is never lost.
+            value = work.run(new Attempt(scope, token, claimed.failures(), () -> false));
         } catch (OutcomeUnknownException e) {
             // Its outcome commits with what the work wrote; the exception is rethrown after the commit, or
             // instead of the store's failure if storing or committing it fails.

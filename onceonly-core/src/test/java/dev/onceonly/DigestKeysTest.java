@@ -32,7 +32,7 @@ class DigestKeysTest {
         return IdempotencyEngine.builder(store).keyStorage(keyStorage).waitTimeout(Duration.ZERO).build();
     }
 
-    private StoredResponse pay() {
+    private StoredResponse pay(Attempt attempt) {
         executions.incrementAndGet();
         return StoredResponse.of(201, "{\"paid\":true}".getBytes(StandardCharsets.UTF_8));
     }
@@ -70,7 +70,7 @@ class DigestKeysTest {
         IdempotencyEngine engine = engine(KeyStorage.sha256());
 
         assertThatThrownBy(() -> engine.execute(scope, fingerprint, CODEC,
-                () -> engine.execute(scope, fingerprint, CODEC, this::pay).value()))
+                attempt -> engine.execute(scope, fingerprint, CODEC, this::pay).value()))
                 .isInstanceOf(RequestInProgressException.class)
                 .hasMessageNotContaining("sha256:").hasMessageNotContaining(rawKey);
     }

@@ -12,6 +12,7 @@ import dev.onceonly.spi.ForwardingIdempotencyStore;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.Release;
 import dev.onceonly.spi.RecordState;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -58,9 +59,9 @@ class IdempotencyEngineTest {
 
     @Test
     void firstExecutionRunsTheWorkAndDuplicatesReplayItsResult() {
-        IdempotentResult<String> first = engine.execute(scope, request("a"), TEXT, () -> order("created-1"));
+        IdempotentResult<String> first = engine.execute(scope, request("a"), TEXT, attempt -> order("created-1"));
 
-        IdempotentResult<String> second = engine.execute(scope, request("a"), TEXT, () -> order("created-2"));
+        IdempotentResult<String> second = engine.execute(scope, request("a"), TEXT, attempt -> order("created-2"));
 
         assertThat(first).isEqualTo(new IdempotentResult<>("created-1", false));
         assertThat(second).isEqualTo(new IdempotentResult<>("created-1", true));
@@ -70,9 +71,9 @@ class IdempotencyEngineTest {
 
     @Test
     void keyReusedWithAnotherRequestIsRefused() {
-        engine.execute(scope, request("a"), TEXT, () -> order("created"));
+        engine.execute(scope, request("a"), TEXT, attempt -> order("created"));
 
-        assertThatThrownBy(() -> engine.execute(scope, request("b"), TEXT, () -> order("other")))
+        assertThatThrownBy(() -> engine.execute(scope, request("b"), TEXT, attempt -> order("other")))
                 .isInstanceOfSatisfying(IdempotencyKeyReusedException.class, e -> {
                     assertThat(e.problemType()).isEqualTo("idempotency-key-reused");
                     assertThat(e.scope()).isEqualTo(scope);
@@ -83,22 +84,22 @@ class IdempotencyEngineTest {
     @Test
     void sameKeyOfAnotherOwnerRunsIndependently() {
         IdempotencyScope bobs = new IdempotencyScope("bob", scope.operation(), scope.key());
-        engine.execute(scope, request("a"), TEXT, () -> order("alice's"));
+        engine.execute(scope, request("a"), TEXT, attempt -> order("alice's"));
 
-        IdempotentResult<String> forBob = engine.execute(bobs, request("a"), TEXT, () -> order("bob's"));
+        IdempotentResult<String> forBob = engine.execute(bobs, request("a"), TEXT, attempt -> order("bob's"));
 
         assertThat(forBob).isEqualTo(new IdempotentResult<>("bob's", false));
     }
 
     @Test
     void exceptionReleasesTheKeyAndTheRetryRunsAgain() throws Exception {
-        assertThatThrownBy(() -> engine.execute(scope, request("a"), TEXT, () -> {
+        assertThatThrownBy(() -> engine.execute(scope, request("a"), TEXT, attempt -> {
             executions.incrementAndGet();
             throw new IOException("connection reset by the payment provider");
         })).isInstanceOf(IOException.class);
         assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_RETRYABLE);
 
-        IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, () -> order("created"));
+        IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, attempt -> order("created"));
 
         assertThat(retry).isEqualTo(new IdempotentResult<>("created", false));
         assertThat(executions).hasValue(2);
@@ -108,12 +109,12 @@ class IdempotencyEngineTest {
     @Test
     void workWhoseOutcomeIsUnknownIsNeverRunAgainAndEveryRetryGetsItsStoredOutcome() {
         StoredResponse unknown = StoredResponse.of(500, "went asynchronous".getBytes(StandardCharsets.UTF_8));
-        assertThatThrownBy(() -> engine.execute(scope, request("a"), TEXT, () -> {
+        assertThatThrownBy(() -> engine.execute(scope, request("a"), TEXT, attempt -> {
             executions.incrementAndGet();
             throw OutcomeUnknownException.storing("the work went on asynchronously", unknown);
         })).isInstanceOf(OutcomeUnknownException.class);
 
-        IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, () -> order("created"));
+        IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, attempt -> order("created"));
 
         assertThat(retry).isEqualTo(new IdempotentResult<>("went asynchronous", true));
         assertThat(executions).hasValue(1);
@@ -122,9 +123,9 @@ class IdempotencyEngineTest {
 
     @Test
     void transientStatusIsNotStoredAndRunsAgain() {
-        IdempotentResult<String> first = engine.execute(scope, request("a"), withStatus(503), () -> order("busy"));
+        IdempotentResult<String> first = engine.execute(scope, request("a"), withStatus(503), attempt -> order("busy"));
 
-        IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, () -> order("created"));
+        IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, attempt -> order("created"));
 
         assertThat(first.replayed()).isFalse();
         assertThat(retry).isEqualTo(new IdempotentResult<>("created", false));
@@ -133,16 +134,16 @@ class IdempotencyEngineTest {
 
     @Test
     void unauthorizedIsNotStored() {
-        engine.execute(scope, request("a"), withStatus(401), () -> order("who are you"));
+        engine.execute(scope, request("a"), withStatus(401), attempt -> order("who are you"));
 
         assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_RETRYABLE);
     }
 
     @Test
     void deterministicRejectionIsStoredAndReplayed() {
-        engine.execute(scope, request("a"), withStatus(422), () -> order("insufficient stock"));
+        engine.execute(scope, request("a"), withStatus(422), attempt -> order("insufficient stock"));
 
-        IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, () -> order("created"));
+        IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, attempt -> order("created"));
 
         assertThat(retry).isEqualTo(new IdempotentResult<>("insufficient stock", true));
         assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_FINAL);
@@ -155,7 +156,7 @@ class IdempotencyEngineTest {
                 .outcomePolicy(OutcomePolicy.standard().overriding(Map.of(409, Decision.RETRYABLE)))
                 .build();
 
-        lenient.execute(scope, request("a"), withStatus(409), () -> order("conflict"));
+        lenient.execute(scope, request("a"), withStatus(409), attempt -> order("conflict"));
 
         assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_RETRYABLE);
         assertThat(OutcomePolicy.standard().classify(409)).isEqualTo(Decision.FAILED_FINAL);
@@ -166,7 +167,7 @@ class IdempotencyEngineTest {
         try (ExecutorService threads = Executors.newSingleThreadExecutor()) {
             Running first = startHeld(threads, engine);
 
-            assertThatThrownBy(() -> engine.execute(scope, request("a"), TEXT, () -> order("duplicate")))
+            assertThatThrownBy(() -> engine.execute(scope, request("a"), TEXT, attempt -> order("duplicate")))
                     .isInstanceOfSatisfying(RequestInProgressException.class, e -> {
                         assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(1));
                         assertThat(e.problemType()).isEqualTo("request-in-progress");
@@ -185,7 +186,7 @@ class IdempotencyEngineTest {
         try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
             Running first = startHeld(threads, patient);
             Future<IdempotentResult<String>> duplicate = threads.submit(() -> patient.execute(scope, request("a"),
-                    TEXT, () -> order("duplicate")));
+                    TEXT, attempt -> order("duplicate")));
 
             IdempotentResult<String> original = first.finish();
 
@@ -205,7 +206,7 @@ class IdempotencyEngineTest {
             Running first = startHeld(threads, patient);
             List<Future<IdempotentResult<String>>> waiting = new ArrayList<>();
             for (int i = 0; i < duplicates; i++) {
-                waiting.add(threads.submit(() -> patient.execute(scope, request("a"), TEXT, () -> order("dup"))));
+                waiting.add(threads.submit(() -> patient.execute(scope, request("a"), TEXT, attempt -> order("dup"))));
             }
 
             assertThat(waiting).noneMatch(Future::isDone);
@@ -223,15 +224,15 @@ class IdempotencyEngineTest {
     void hotReplaysAreServedFromMemoryWithoutTheStore() {
         AtomicInteger claims = new AtomicInteger();
         IdempotencyEngine cached = IdempotencyEngine.builder(new CountingStore(store, claims)).build();
-        cached.execute(scope, request("a"), TEXT, () -> order("created"));
+        cached.execute(scope, request("a"), TEXT, attempt -> order("created"));
 
-        IdempotentResult<String> replay = cached.execute(scope, request("a"), TEXT, () -> order("again"));
-        IdempotentResult<String> another = cached.execute(scope, request("a"), TEXT, () -> order("again"));
+        IdempotentResult<String> replay = cached.execute(scope, request("a"), TEXT, attempt -> order("again"));
+        IdempotentResult<String> another = cached.execute(scope, request("a"), TEXT, attempt -> order("again"));
 
         assertThat(replay).isEqualTo(new IdempotentResult<>("created", true));
         assertThat(another).isEqualTo(replay);
         assertThat(claims).hasValue(1);
-        assertThatThrownBy(() -> cached.execute(scope, request("b"), TEXT, () -> order("other")))
+        assertThatThrownBy(() -> cached.execute(scope, request("b"), TEXT, attempt -> order("other")))
                 .isInstanceOf(IdempotencyKeyReusedException.class);
         assertThat(executions).hasValue(1);
     }
@@ -241,9 +242,9 @@ class IdempotencyEngineTest {
         AtomicInteger claims = new AtomicInteger();
         IdempotencyEngine base = IdempotencyEngine.builder(new CountingStore(store, claims)).build();
         IdempotencyEngine variant = base.toBuilder().waitTimeout(Duration.ofSeconds(1)).build();
-        base.execute(scope, request("a"), TEXT, () -> order("created"));
+        base.execute(scope, request("a"), TEXT, attempt -> order("created"));
 
-        IdempotentResult<String> replay = variant.execute(scope, request("a"), TEXT, () -> order("again"));
+        IdempotentResult<String> replay = variant.execute(scope, request("a"), TEXT, attempt -> order("again"));
 
         assertThat(replay).isEqualTo(new IdempotentResult<>("created", true));
         assertThat(claims).hasValue(1);
@@ -256,12 +257,12 @@ class IdempotencyEngineTest {
         IdempotencyEngine cached = IdempotencyEngine.builder(store).clock(clock).leaseDuration(Duration.ofSeconds(1))
                 .retention(new Retention(Duration.ofMinutes(1), Duration.ofMinutes(1)))
                 .replayCache(Duration.ofMinutes(10), 1 << 20).build();
-        cached.execute(scope, request("a"), TEXT, () -> order("first"));
+        cached.execute(scope, request("a"), TEXT, attempt -> order("first"));
         clock.advance(Duration.ofSeconds(59));
-        assertThat(cached.execute(scope, request("a"), TEXT, () -> order("second")).replayed()).isTrue();
+        assertThat(cached.execute(scope, request("a"), TEXT, attempt -> order("second")).replayed()).isTrue();
 
         clock.advance(Duration.ofSeconds(3));
-        IdempotentResult<String> afterExpiry = cached.execute(scope, request("b"), TEXT, () -> order("second"));
+        IdempotentResult<String> afterExpiry = cached.execute(scope, request("b"), TEXT, attempt -> order("second"));
 
         assertThat(afterExpiry).isEqualTo(new IdempotentResult<>("second", false));
         assertThat(executions).hasValue(2);
@@ -271,18 +272,19 @@ class IdempotencyEngineTest {
     void expiredLeaseIsTakenOverAndTheStaleAttemptCannotOverwriteTheNewOutcome() {
         IdempotencyEngine later = engineAt(LEASE.plusSeconds(1));
 
-        IdempotentResult<String> stale = engine.execute(scope, request("a"), TEXT, () -> {
+        IdempotentResult<String> stale = engine.execute(scope, request("a"), TEXT, attempt -> {
             // While this attempt stalls past its lease, a retry takes the record over and finishes.
-            IdempotentResult<String> takeover = later.execute(scope, request("a"), TEXT, () -> order("new"));
+            IdempotentResult<String> takeover = later.execute(scope, request("a"), TEXT, retry -> order("new"));
             assertThat(takeover).isEqualTo(new IdempotentResult<>("new", false));
             return order("stale");
         });
 
-        assertThat(stale).isEqualTo(new IdempotentResult<>("stale", false));
+        // Its outcome is refused by the fencing token, and its caller gets the outcome its successor stored.
+        assertThat(stale).isEqualTo(new IdempotentResult<>("new", true));
         IdempotencyRecord record = store.find(scope).orElseThrow();
         assertThat(record.attempt()).isEqualTo(2);
         assertThat(record.response()).isEqualTo(TEXT.encode("new"));
-        assertThat(later.execute(scope, request("a"), TEXT, () -> order("again")))
+        assertThat(later.execute(scope, request("a"), TEXT, attempt -> order("again")))
                 .isEqualTo(new IdempotentResult<>("new", true));
     }
 
@@ -290,7 +292,7 @@ class IdempotencyEngineTest {
     void unreachableStoreFailsClosedWithoutRunningTheWork() {
         IdempotencyEngine broken = IdempotencyEngine.builder(new UnreachableStore()).build();
 
-        assertThatThrownBy(() -> broken.execute(scope, request("a"), TEXT, () -> order("created")))
+        assertThatThrownBy(() -> broken.execute(scope, request("a"), TEXT, attempt -> order("created")))
                 .isInstanceOfSatisfying(IdempotencyStoreException.class,
                         e -> assertThat(e.problemType()).isEqualTo("idempotency-store-unavailable"));
         assertThat(executions).hasValue(0);
@@ -305,7 +307,7 @@ class IdempotencyEngineTest {
             }
         }).build();
 
-        assertThatThrownBy(() -> transactional.execute(scope, request("a"), TEXT, () -> order("created")))
+        assertThatThrownBy(() -> transactional.execute(scope, request("a"), TEXT, attempt -> order("created")))
                 .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("in-memory");
         assertThat(executions).hasValue(0);
     }
@@ -324,7 +326,7 @@ class IdempotencyEngineTest {
         OutcomeUnknownException unknown = OutcomeUnknownException.storing("went async",
                 StoredResponse.of(500, new byte[0]));
 
-        assertThatThrownBy(() -> transactional.execute(scope, request("a"), TEXT, () -> {
+        assertThatThrownBy(() -> transactional.execute(scope, request("a"), TEXT, attempt -> {
             order("started");
             throw unknown;
         })).isSameAs(unknown);
@@ -375,7 +377,7 @@ class IdempotencyEngineTest {
     private Running startHeld(ExecutorService threads, IdempotencyEngine on) throws InterruptedException {
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Future<IdempotentResult<String>> result = threads.submit(() -> on.execute(scope, request("a"), TEXT, () -> {
+        Future<IdempotentResult<String>> result = threads.submit(() -> on.execute(scope, request("a"), TEXT, attempt -> {
             running.countDown();
             release.await();
             return order("created");
@@ -457,7 +459,12 @@ class IdempotencyEngineTest {
         }
 
         @Override
-        public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
+        public boolean renew(IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt, Instant now) {
+            throw down();
+        }
+
+        @Override
+        public boolean release(IdempotencyScope scope, LeaseToken token, Release release, Instant now) {
             throw down();
         }
 

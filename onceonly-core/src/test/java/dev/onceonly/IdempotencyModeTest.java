@@ -38,7 +38,7 @@ class IdempotencyModeTest {
                 .mode(IdempotencyMode.LEASED).build();
 
         leased.execute(scope(), Fingerprint.builder().build(), OutcomeCodec.identity(),
-                () -> StoredResponse.of(201, new byte[0]));
+                attempt -> StoredResponse.of(201, new byte[0]));
 
         assertThat(leased.mode()).isEqualTo(IdempotencyMode.LEASED);
         assertThat(runner.transactions).hasValue(0);

@@ -29,10 +29,10 @@ class NoSecretsTest {
         Fingerprint other = Fingerprint.builder().method("POST").route("/pay").rawBody(BODY).build();
         OutcomeCodec<StoredResponse> codec = OutcomeCodec.identity();
 
-        engine.execute(scope, fingerprint, codec, () -> StoredResponse.of(201, "{\"paid\":true}".getBytes(
+        engine.execute(scope, fingerprint, codec, attempt -> StoredResponse.of(201, "{\"paid\":true}".getBytes(
                 StandardCharsets.UTF_8)));
-        engine.execute(scope, fingerprint, codec, () -> StoredResponse.of(201, new byte[0]));
-        assertThatThrownBy(() -> engine.execute(scope, other, codec, () -> StoredResponse.of(201, new byte[0])))
+        engine.execute(scope, fingerprint, codec, attempt -> StoredResponse.of(201, new byte[0]));
+        assertThatThrownBy(() -> engine.execute(scope, other, codec, attempt -> StoredResponse.of(201, new byte[0])))
                 .isInstanceOf(IdempotencyKeyReusedException.class)
                 .message().doesNotContain(SECRET);
 

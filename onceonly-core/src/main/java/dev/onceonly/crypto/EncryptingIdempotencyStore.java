@@ -95,9 +95,7 @@ public final class EncryptingIdempotencyStore extends ForwardingIdempotencyStore
             throw new IdempotencyStoreException("the stored response of operation '" + scope.operation()
                     + "' is not encrypted, and plaintext responses are refused");
         }
-        return new IdempotencyRecord(record.scope(), record.fingerprint(), record.state(), record.attempt(),
-                record.leaseExpiresAt(), ResponseEnvelope.open(response, scope, keys), record.createdAt(),
-                record.updatedAt(), record.expiresAt());
+        return record.withResponse(ResponseEnvelope.open(response, scope, keys));
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
 import dev.onceonly.spi.RecordState;
+import dev.onceonly.spi.Release;
 import java.time.Instant;
 import java.util.Iterator;
 import java.util.Map;
@@ -41,10 +42,12 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 return existing;
             }
             int attempt = existing == null ? 1 : existing.attempt() + 1;
-            Instant createdAt = existing == null || existing.isExpired(now) ? now : existing.createdAt();
-            result.set(new ClaimResult.Claimed(new LeaseToken(attempt, createdAt)));
-            return new IdempotencyRecord(scope, request.fingerprint(), RecordState.PROCESSING, attempt,
-                    request.leaseExpiresAt(), null, createdAt, now, request.expiresAt());
+            boolean fresh = existing == null || existing.isExpired(now);
+            Instant createdAt = fresh ? now : existing.createdAt();
+            int failures = fresh ? 0 : existing.failures();
+            result.set(new ClaimResult.Claimed(new LeaseToken(attempt, createdAt), failures));
+            return new IdempotencyRecord(scope, request.fingerprint(), RecordState.PROCESSING, attempt, failures,
+                    request.leaseExpiresAt(), null, null, createdAt, now, request.expiresAt());
         });
         return result.get();
     }
@@ -57,15 +60,23 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
         return transition(scope, token, existing -> new IdempotencyRecord(scope, existing.fingerprint(),
-                completion.state(), existing.attempt(), null, completion.response(), existing.createdAt(), now,
-                completion.expiresAt()));
+                completion.state(), existing.attempt(), existing.failures(), null, null, completion.response(),
+                existing.createdAt(), now, completion.expiresAt()));
     }
 
     @Override
-    public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
+    public boolean renew(IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt, Instant now) {
         return transition(scope, token, existing -> new IdempotencyRecord(scope, existing.fingerprint(),
-                RecordState.FAILED_RETRYABLE, existing.attempt(), null, null, existing.createdAt(), now,
-                expiresAt));
+                RecordState.PROCESSING, existing.attempt(), existing.failures(), leaseExpiresAt, null, null,
+                existing.createdAt(), now, existing.expiresAt().isBefore(leaseExpiresAt) ? leaseExpiresAt
+                        : existing.expiresAt()));
+    }
+
+    @Override
+    public boolean release(IdempotencyScope scope, LeaseToken token, Release release, Instant now) {
+        return transition(scope, token, existing -> new IdempotencyRecord(scope, existing.fingerprint(),
+                RecordState.FAILED_RETRYABLE, existing.attempt(), existing.failures() + 1, null,
+                release.nextAttemptAt(), null, existing.createdAt(), now, release.expiresAt()));
     }
 
     private boolean transition(IdempotencyScope scope, LeaseToken token,

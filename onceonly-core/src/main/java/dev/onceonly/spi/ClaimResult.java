@@ -9,11 +9,15 @@ public sealed interface ClaimResult {
      * The caller now owns the record in state PROCESSING: it was new, expired, failed retryably, or its lease had
      * run out.
      *
-     * @param token the fencing token to complete or release the record with
+     * @param token the fencing token to renew, complete or release the record with
+     * @param failures how many earlier attempts at the record failed retryably (0 for a new record)
      */
-    record Claimed(LeaseToken token) implements ClaimResult {
+    record Claimed(LeaseToken token, int failures) implements ClaimResult {
         public Claimed {
             Objects.requireNonNull(token, "token");
+            if (failures < 0) {
+                throw new IllegalArgumentException("failures must not be negative, but is " + failures);
+            }
         }
     }
 

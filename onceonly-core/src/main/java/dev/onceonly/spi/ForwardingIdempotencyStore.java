@@ -39,8 +39,13 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
-        return delegate.release(scope, token, expiresAt, now);
+    public boolean renew(IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt, Instant now) {
+        return delegate.renew(scope, token, leaseExpiresAt, now);
+    }
+
+    @Override
+    public boolean release(IdempotencyScope scope, LeaseToken token, Release release, Instant now) {
+        return delegate.release(scope, token, release, now);
     }
 
     @Override

@@ -25,8 +25,10 @@ public interface IdempotencyStore {
      * <ul>
      *   <li>no record, or an {@linkplain IdempotencyRecord#isExpired expired} one: insert PROCESSING with attempt 1
      *       (an expired record is replaced, keeping the attempt count rising) → {@link ClaimResult.Claimed};</li>
-     *   <li>a record of the same fingerprint that is FAILED_RETRYABLE or PROCESSING with an expired lease: take it
-     *       over as PROCESSING with attempt + 1 → {@link ClaimResult.Claimed};</li>
+     *   <li>a record of the same fingerprint that is FAILED_RETRYABLE past its {@code nextAttemptAt}, or
+     *       PROCESSING with an expired lease: take it over as PROCESSING with attempt + 1, keeping its failure
+     *       count → {@link ClaimResult.Claimed}; the take-over must re-check, atomically, that the lease it
+     *       takes over is still expired, so that of a {@link #renew} and a take-over racing exactly one wins;</li>
      *   <li>any other record → {@link ClaimResult.Duplicate} with the record as stored;</li>
      *   <li>a claim held by another uncommitted transaction for longer than the lock wait →
      *       {@link ClaimResult.Locked}.</li>
@@ -46,6 +48,16 @@ public interface IdempotencyStore {
     Optional<IdempotencyRecord> find(IdempotencyScope scope);
 
     /**
+     * Extends the lease of the running attempt {@code token} to {@code leaseExpiresAt} (its heartbeat). Fenced like
+     * {@link #complete}: succeeds only while the record is PROCESSING with this attempt, even if the lease ran out
+     * in the meantime, as long as no one took it over.
+     *
+     * @return {@code true} if renewed; {@code false} if the attempt lost the record and nothing was written
+     * @throws IdempotencyStoreException if the store cannot be reached
+     */
+    boolean renew(IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt, Instant now);
+
+    /**
      * Stores how the attempt {@code token} finished: the record becomes SUCCEEDED or FAILED_FINAL with the
      * response. Succeeds only while the record is PROCESSING with this attempt, even if the lease ran out in the
      * meantime, as long as no one took it over.
@@ -56,14 +68,13 @@ public interface IdempotencyStore {
     boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now);
 
     /**
-     * Marks the attempt {@code token} FAILED_RETRYABLE, so the next request with the same key runs again. Same
-     * fencing as {@link #complete}.
+     * Marks the attempt {@code token} FAILED_RETRYABLE with one failure more, so that a request with the same key
+     * may run again from {@link Release#nextAttemptAt()}. Same fencing as {@link #complete}.
      *
-     * @param expiresAt from when the record may be purged
      * @return {@code true} if released; {@code false} if the attempt had lost the record
      * @throws IdempotencyStoreException if the store cannot be reached
      */
-    boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now);
+    boolean release(IdempotencyScope scope, LeaseToken token, Release release, Instant now);
 
     /**
      * Deletes up to {@code limit} records whose {@code expiresAt} is at or before {@code now}, in one short

@@ -275,7 +275,7 @@ class EncryptingIdempotencyStoreTest {
             KeyStorage keyStorage) {
         IdempotencyEngine engine = IdempotencyEngine.builder(store).clock(Clock.fixed(NOW, ZoneOffset.UTC))
                 .waitTimeout(Duration.ZERO).keyStorage(keyStorage).build();
-        return engine.execute(scope, REQUEST, OutcomeCodec.identity(), () -> {
+        return engine.execute(scope, REQUEST, OutcomeCodec.identity(), attempt -> {
             executions.incrementAndGet();
             return FIRST_ANSWER;
         });

@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
 public abstract class JdbcDialect {
 
     /** The columns {@link #select} reads, in order. */
-    static final String RECORD_COLUMNS = "owner, operation, idem_key, fingerprint, state, attempt, lease_expires_at,"
-            + " http_status, response_headers, response_body, resource_id, created_at, updated_at, expires_at";
+    static final String RECORD_COLUMNS = "owner, operation, idem_key, fingerprint, state, attempt, failures,"
+            + " lease_expires_at, next_attempt_at, http_status, response_headers, response_body, resource_id,"
+            + " created_at, updated_at, expires_at";
 
     private static final String SCOPE = " WHERE owner = ? AND operation = ? AND idem_key = ?";
 
@@ -112,14 +113,26 @@ public abstract class JdbcDialect {
     }
 
     /**
-     * Takes over a record still as it was read. Parameters: fingerprint, new attempt, lease_expires_at,
-     * created_at, updated_at, expires_at, owner, operation, key, read attempt, read state, read created_at.
+     * Takes over a record still as it was read, and whose lease (if any) has still run out: a renewal that
+     * committed since the read wins. Parameters: fingerprint, new attempt, failures, lease_expires_at,
+     * created_at, updated_at, expires_at, owner, operation, key, read attempt, read state, read created_at, now.
      */
     protected String takeOver(String table) {
-        return "UPDATE " + table + " SET fingerprint = ?, state = 'PROCESSING', attempt = ?, lease_expires_at = ?,"
-                + " http_status = NULL, response_headers = NULL, response_body = NULL, resource_id = NULL,"
-                + " created_at = ?, updated_at = ?, expires_at = ?" + SCOPE
-                + " AND attempt = ? AND state = ? AND created_at = ?";
+        return "UPDATE " + table + " SET fingerprint = ?, state = 'PROCESSING', attempt = ?, failures = ?,"
+                + " lease_expires_at = ?, next_attempt_at = NULL, http_status = NULL, response_headers = NULL,"
+                + " response_body = NULL, resource_id = NULL, created_at = ?, updated_at = ?, expires_at = ?" + SCOPE
+                + " AND attempt = ? AND state = ? AND created_at = ?"
+                + " AND (lease_expires_at IS NULL OR lease_expires_at <= ?)";
+    }
+
+    /**
+     * Extends the lease of a running attempt, and the record's expiry with it where the lease would outlast it.
+     * Parameters: lease_expires_at, updated_at, lease_expires_at again, owner, operation, key, attempt,
+     * created_at.
+     */
+    protected String renew(String table) {
+        return "UPDATE " + table + " SET lease_expires_at = ?, updated_at = ?, expires_at = GREATEST(expires_at, ?)"
+                + SCOPE + " AND state = 'PROCESSING' AND attempt = ? AND created_at = ?";
     }
 
     /**
@@ -133,12 +146,13 @@ public abstract class JdbcDialect {
     }
 
     /**
-     * Marks a running attempt FAILED_RETRYABLE. Parameters: updated_at, expires_at, owner, operation, key,
-     * attempt, created_at.
+     * Marks a running attempt FAILED_RETRYABLE with one failure more. Parameters: next_attempt_at, updated_at,
+     * expires_at, owner, operation, key, attempt, created_at.
      */
     protected String release(String table) {
-        return "UPDATE " + table + " SET state = 'FAILED_RETRYABLE', lease_expires_at = NULL, updated_at = ?,"
-                + " expires_at = ?" + SCOPE + " AND state = 'PROCESSING' AND attempt = ? AND created_at = ?";
+        return "UPDATE " + table + " SET state = 'FAILED_RETRYABLE', lease_expires_at = NULL,"
+                + " failures = failures + 1, next_attempt_at = ?, updated_at = ?, expires_at = ?" + SCOPE
+                + " AND state = 'PROCESSING' AND attempt = ? AND created_at = ?";
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.onceonly.spi.Completion;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.Release;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -48,7 +49,7 @@ import org.jspecify.annotations.Nullable;
  *       the fencing token. If the update matched nothing, someone else moved first: read again.</li>
  *   <li>Not claimable: report the record as a duplicate. A lock wait that ran out reports {@code Locked}.</li>
  * </ol>
- * {@code complete} and {@code release} update only the row whose state is PROCESSING with the caller's
+ * {@code renew}, {@code complete} and {@code release} update only the row whose state is PROCESSING with the caller's
  * attempt and creation time, so a stale attempt cannot overwrite a newer one, not even of a record created anew
  * after a purge. After each claim statement, the lock-wait bound is lifted again. Purge deletes small batches through the
  * {@code expires_at} index, skipping locked rows.
@@ -76,6 +77,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final String selectForClaimSql;
     private final String takeOverSql;
     private final String completeSql;
+    private final String renewSql;
     private final String releaseSql;
     private final String purgeSql;
     private final String deleteSql;
@@ -88,6 +90,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.selectForClaimSql = dialect.selectForClaim(table);
         this.takeOverSql = dialect.takeOver(table);
         this.completeSql = dialect.complete(table);
+        this.renewSql = dialect.renew(table);
         this.releaseSql = dialect.release(table);
         this.purgeSql = dialect.purgeExpired(table);
         this.deleteSql = dialect.delete(table);
@@ -166,7 +169,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             throws SQLException {
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
             if (insertIfAbsent(connection, request, inTransaction, now)) {
-                return new ClaimResult.Claimed(new LeaseToken(1, now));
+                return new ClaimResult.Claimed(new LeaseToken(1, now), 0);
             }
             Optional<IdempotencyRecord> found = select(connection,
                     dialect.boundedRead(selectForClaimSql, request.lockWait()), request.scope());
@@ -177,9 +180,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             if (!existing.isClaimableBy(request.fingerprint(), now)) {
                 return new ClaimResult.Duplicate(existing);
             }
-            Instant createdAt = existing.isExpired(now) ? now : existing.createdAt();
-            if (takeOver(connection, request, existing, createdAt, inTransaction, now)) {
-                return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1, createdAt));
+            boolean fresh = existing.isExpired(now);
+            Instant createdAt = fresh ? now : existing.createdAt();
+            int failures = fresh ? 0 : existing.failures();
+            if (takeOver(connection, request, existing, createdAt, failures, inTransaction, now)) {
+                return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1, createdAt), failures);
             }
         }
         throw new StoreFault("the claim lost " + MAX_CLAIM_ROUNDS + " races in a row");
@@ -219,12 +224,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     private boolean takeOver(Connection connection, ClaimRequest request, IdempotencyRecord existing,
-            Instant createdAt, boolean inTransaction, Instant now) throws SQLException {
+            Instant createdAt, int failures, boolean inTransaction, Instant now) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(
                 dialect.boundedWrite(takeOverSql, request.lockWait(), inTransaction))) {
             int i = 1;
             statement.setBytes(i++, request.fingerprint().digest());
             statement.setInt(i++, existing.attempt() + 1);
+            statement.setInt(i++, failures);
             dialect.setInstant(statement, i++, micros(request.leaseExpiresAt()));
             dialect.setInstant(statement, i++, createdAt);
             dialect.setInstant(statement, i++, now);
@@ -232,7 +238,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             i = bindScope(statement, i, request.scope());
             statement.setInt(i++, existing.attempt());
             statement.setString(i++, existing.state().name());
-            dialect.setInstant(statement, i, existing.createdAt());
+            dialect.setInstant(statement, i++, existing.createdAt());
+            dialect.setInstant(statement, i, now);
             return changedRows(statement) == 1;
         }
     }
@@ -273,12 +280,26 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
+    public boolean renew(IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt, Instant now) {
+        return withConnection("renew", scope, false, (connection, joined) -> {
+            try (PreparedStatement statement = connection.prepareStatement(renewSql)) {
+                dialect.setInstant(statement, 1, micros(leaseExpiresAt));
+                dialect.setInstant(statement, 2, micros(now));
+                dialect.setInstant(statement, 3, micros(leaseExpiresAt));
+                bindToken(statement, bindScope(statement, 4, scope), token);
+                return statement.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public boolean release(IdempotencyScope scope, LeaseToken token, Release release, Instant now) {
         return withConnection("release", scope, false, (connection, joined) -> {
             try (PreparedStatement statement = connection.prepareStatement(releaseSql)) {
-                dialect.setInstant(statement, 1, micros(now));
-                dialect.setInstant(statement, 2, micros(expiresAt));
-                bindToken(statement, bindScope(statement, 3, scope), token);
+                dialect.setInstant(statement, 1, micros(release.nextAttemptAt()));
+                dialect.setInstant(statement, 2, micros(now));
+                dialect.setInstant(statement, 3, micros(release.expiresAt()));
+                bindToken(statement, bindScope(statement, 4, scope), token);
                 return statement.executeUpdate() == 1;
             }
         });

@@ -35,7 +35,8 @@ final class RecordRows {
                         row.getString("resource_id"));
             }
             return new IdempotencyRecord(scope, Fingerprint.ofDigest(row.getBytes("fingerprint")), state,
-                    row.getInt("attempt"), dialect.getInstant(row, "lease_expires_at"), response,
+                    row.getInt("attempt"), row.getInt("failures"), dialect.getInstant(row, "lease_expires_at"),
+                    dialect.getInstant(row, "next_attempt_at"), response,
                     Objects.requireNonNull(dialect.getInstant(row, "created_at")),
                     Objects.requireNonNull(dialect.getInstant(row, "updated_at")),
                     Objects.requireNonNull(dialect.getInstant(row, "expires_at")));

@@ -82,7 +82,7 @@ interface HeldRecordTests extends JdbcStoreFixture {
             // An uncommitted claim of the scope, as a transactional-mode attempt on another instance holds it.
             insertProcessing(holder, scope);
 
-            assertThatThrownBy(() -> engine.execute(scope, fingerprint(), new TextCodec(), () -> {
+            assertThatThrownBy(() -> engine.execute(scope, fingerprint(), new TextCodec(), attempt -> {
                 ran.set(true);
                 return "ran";
             })).isInstanceOf(RequestInProgressException.class);

@@ -51,13 +51,13 @@ class PostgresDigestKeysIT {
     void digestOnlyWritesNoRawKeyAndStillReplaysAndRefuses() {
         IdempotencyEngine engine = engine(KeyStorage.hmacSha256(SECRET));
 
-        IdempotentResult<String> first = engine.execute(scope, fingerprint, new TextCodec(), () -> "paid");
-        IdempotentResult<String> retry = engine.execute(scope, fingerprint, new TextCodec(), () -> "paid twice");
+        IdempotentResult<String> first = engine.execute(scope, fingerprint, new TextCodec(), attempt -> "paid");
+        IdempotentResult<String> retry = engine.execute(scope, fingerprint, new TextCodec(), attempt -> "paid twice");
 
         assertThat(first).isEqualTo(new IdempotentResult<>("paid", false));
         assertThat(retry).isEqualTo(new IdempotentResult<>("paid", true));
         assertThatThrownBy(() -> engine.execute(scope, Fingerprint.builder().method("POST").route("/refund").build(),
-                new TextCodec(), () -> "refunded"))
+                new TextCodec(), attempt -> "refunded"))
                 .isInstanceOf(IdempotencyKeyReusedException.class).hasMessageNotContaining(rawKey);
         String storedKey = KeyStorage.hmacSha256(SECRET).stored(scope.key()).value();
         assertThat(jdbc.queryForList("SELECT idem_key FROM onceonly_record WHERE owner = ?", String.class, owner))
@@ -68,7 +68,7 @@ class PostgresDigestKeysIT {
     @Test
     void digestOnlyRecordIsFoundByTheRawKey() {
         IdempotencyEngine engine = engine(KeyStorage.hmacSha256(SECRET));
-        engine.execute(scope, fingerprint, new TextCodec(), () -> "paid");
+        engine.execute(scope, fingerprint, new TextCodec(), attempt -> "paid");
 
         IdempotencyRecord found = engine.find(scope).orElseThrow();
 
@@ -81,7 +81,7 @@ class PostgresDigestKeysIT {
     void rawStorageWritesTheKeyAsSent() {
         IdempotencyEngine engine = engine(KeyStorage.raw());
 
-        engine.execute(scope, fingerprint, new TextCodec(), () -> "paid");
+        engine.execute(scope, fingerprint, new TextCodec(), attempt -> "paid");
 
         assertThat(jdbc.queryForList("SELECT idem_key FROM onceonly_record WHERE owner = ?", String.class, owner))
                 .containsExactly(rawKey);

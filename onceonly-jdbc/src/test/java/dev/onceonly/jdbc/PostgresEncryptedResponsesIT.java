@@ -78,7 +78,7 @@ class PostgresEncryptedResponsesIT {
                         new DataSourceTransactionManager(dataSource))))
                 .waitTimeout(Duration.ZERO)
                 .build();
-        return engine.execute(scope, REQUEST, OutcomeCodec.identity(), () -> FIRST_ANSWER);
+        return engine.execute(scope, REQUEST, OutcomeCodec.identity(), attempt -> FIRST_ANSWER);
     }
 
     private static Map<String, List<String>> headers() {

@@ -58,9 +58,9 @@ class PostgresReadmeExampleIT {
                 .build();
 
         IdempotentResult<OrderCreated> first = engine.execute(scope, fingerprint, orderCodec,
-                () -> createOrder(owner));
+                attempt -> createOrder(owner));
         IdempotentResult<OrderCreated> retry = engine.execute(scope, fingerprint, orderCodec,
-                () -> createOrder(owner));
+                attempt -> createOrder(owner));
 
         assertThat(first.replayed()).isFalse();
         assertThat(retry).isEqualTo(new IdempotentResult<>(first.value(), true));

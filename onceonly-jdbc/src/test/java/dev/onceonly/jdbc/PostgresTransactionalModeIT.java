@@ -49,7 +49,7 @@ class PostgresTransactionalModeIT extends JdbcTransactionalModeContract {
                     IdempotencyKey.of(UUID.randomUUID().toString()));
             String marker = "marker-" + UUID.randomUUID();
 
-            assertThatThrownBy(() -> engine.execute(scope, fingerprint(), new TextCodec(), () -> {
+            assertThatThrownBy(() -> engine.execute(scope, fingerprint(), new TextCodec(), attempt -> {
                 // Two equal codes: the deferred constraint refuses them only at commit.
                 jdbc.update("INSERT INTO onceonly_it_voucher (code) VALUES (?), (?)", marker, marker);
                 return "issued";
@@ -73,7 +73,7 @@ class PostgresTransactionalModeIT extends JdbcTransactionalModeContract {
         IdempotencyScope scope = newScope();
         AtomicBoolean ran = new AtomicBoolean();
 
-        assertThatThrownBy(() -> engine.execute(scope, fingerprint(), new TextCodec(), () -> {
+        assertThatThrownBy(() -> engine.execute(scope, fingerprint(), new TextCodec(), attempt -> {
             ran.set(true);
             return "issued";
         })).isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("transactional mode");
@@ -93,7 +93,7 @@ class PostgresTransactionalModeIT extends JdbcTransactionalModeContract {
         TransactionRunner other = otherDataSourcesTransactions();
 
         assertThatThrownBy(() -> other.inTransaction(() -> {
-            engine.execute(scope, fingerprint(), new TextCodec(), () -> "issued");
+            engine.execute(scope, fingerprint(), new TextCodec(), attempt -> "issued");
             throw new IllegalStateException("the other data source's transaction rolls back");
         })).isInstanceOf(IllegalStateException.class);
 

@@ -94,7 +94,7 @@ interface StoreFailureTests extends JdbcStoreFixture {
         engineLog.addAppender(logged);
         try {
             IdempotencyEngine engine = IdempotencyEngine.builder(store).pollInterval(Duration.ofMillis(1)).build();
-            String result = engine.execute(newFailureScope(), fingerprint(), codec(quoted), () -> "done").value();
+            String result = engine.execute(newFailureScope(), fingerprint(), codec(quoted), attempt -> "done").value();
 
             assertThat(result).isEqualTo("done");
         } finally {

@@ -13,6 +13,7 @@ import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
 import dev.onceonly.spi.RecordState;
+import dev.onceonly.spi.Release;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -289,7 +290,7 @@ public abstract class IdempotencyStoreContract {
             IdempotencyScope scope = newScope();
             LeaseToken first = claim(scope, fingerprint("a"));
 
-            boolean released = store.release(scope, first, now().plus(RETENTION), now());
+            boolean released = store.release(scope, first, retryNow(), now());
 
             assertThat(released).isTrue();
             assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_RETRYABLE);
@@ -299,7 +300,7 @@ public abstract class IdempotencyStoreContract {
         @Test
         void retryAfterReleaseCanSucceed() {
             IdempotencyScope scope = newScope();
-            store.release(scope, claim(scope, fingerprint("a")), now().plus(RETENTION), now());
+            store.release(scope, claim(scope, fingerprint("a")), retryNow(), now());
             LeaseToken second = claim(scope, fingerprint("a"));
 
             boolean completed = store.complete(scope, second, succeeded(simpleResponse()), now());
@@ -313,7 +314,7 @@ public abstract class IdempotencyStoreContract {
         @Test
         void releasedRecordRefusesAnotherFingerprint() {
             IdempotencyScope scope = newScope();
-            store.release(scope, claim(scope, fingerprint("a")), now().plus(RETENTION), now());
+            store.release(scope, claim(scope, fingerprint("a")), retryNow(), now());
 
             ClaimResult other = store.claim(claimRequest(scope, fingerprint("b")), now());
 
@@ -321,11 +322,69 @@ public abstract class IdempotencyStoreContract {
         }
 
         @Test
+        void releaseCountsTheFailureAndHoldsTheRecordUntilItsBackoffPassed() {
+            IdempotencyScope scope = newScope();
+            Instant nextAttemptAt = now().plusSeconds(10);
+
+            store.release(scope, claim(scope, fingerprint("a")), new Release(nextAttemptAt, nextAttemptAt.plus(
+                    RETENTION)), now());
+
+            IdempotencyRecord released = store.find(scope).orElseThrow();
+            assertThat(released.failures()).isEqualTo(1);
+            assertThat(released.nextAttemptAt()).isEqualTo(nextAttemptAt);
+            assertThat(released.leaseExpiresAt()).isNull();
+            clock.advance(Duration.ofSeconds(10).minusMillis(1));
+            assertThat(store.claim(claimRequest(scope, fingerprint("a")), now()))
+                    .isInstanceOfSatisfying(ClaimResult.Duplicate.class,
+                            d -> assertThat(d.record().state()).isEqualTo(RecordState.FAILED_RETRYABLE));
+            clock.advance(Duration.ofMillis(1));
+            assertThat(store.claim(claimRequest(scope, fingerprint("a")), now()))
+                    .isInstanceOfSatisfying(ClaimResult.Claimed.class, claimed -> {
+                        assertThat(claimed.token().attempt()).isEqualTo(2);
+                        assertThat(claimed.failures()).isEqualTo(1);
+                    });
+            IdempotencyRecord retried = store.find(scope).orElseThrow();
+            assertThat(retried.nextAttemptAt()).isNull();
+            assertThat(retried.failures()).isEqualTo(1);
+        }
+
+        @Test
+        void failuresAddUpOverAttemptsAndSurviveTakeoverAndCompletion() {
+            IdempotencyScope scope = newScope();
+            store.release(scope, claim(scope, fingerprint("a")), retryNow(), now());
+            store.release(scope, claim(scope, fingerprint("a")), retryNow(), now());
+            claim(scope, fingerprint("a"));
+            clock.advance(LEASE);
+            ClaimResult takeover = store.claim(claimRequest(scope, fingerprint("a")), now());
+            assertThat(takeover).isInstanceOfSatisfying(ClaimResult.Claimed.class,
+                    claimed -> assertThat(claimed.failures()).isEqualTo(2));
+
+            store.complete(scope, ((ClaimResult.Claimed) takeover).token(), succeeded(simpleResponse()), now());
+
+            IdempotencyRecord record = store.find(scope).orElseThrow();
+            assertThat(record.attempt()).isEqualTo(4);
+            assertThat(record.failures()).isEqualTo(2);
+        }
+
+        @Test
+        void recordCreatedAnewAfterExpiryStartsWithoutFailures() {
+            IdempotencyScope scope = newScope();
+            store.release(scope, claim(scope, fingerprint("a")), new Release(now(), now().plusSeconds(1)), now());
+            clock.advance(Duration.ofSeconds(1));
+
+            ClaimResult fresh = store.claim(claimRequest(scope, fingerprint("b")), now());
+
+            assertThat(fresh).isInstanceOfSatisfying(ClaimResult.Claimed.class,
+                    claimed -> assertThat(claimed.failures()).isZero());
+            assertThat(store.find(scope).orElseThrow().failures()).isZero();
+        }
+
+        @Test
         void releaseWithAnotherAttemptIsRefused() {
             IdempotencyScope scope = newScope();
             claim(scope, fingerprint("a"));
 
-            boolean released = store.release(scope, new LeaseToken(7, now()), now().plus(RETENTION), now());
+            boolean released = store.release(scope, new LeaseToken(7, now()), retryNow(), now());
 
             assertThat(released).isFalse();
             assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.PROCESSING);
@@ -337,10 +396,97 @@ public abstract class IdempotencyStoreContract {
             LeaseToken token = claim(scope, fingerprint("a"));
             store.complete(scope, token, succeeded(simpleResponse()), now());
 
-            boolean released = store.release(scope, token, now().plus(RETENTION), now());
+            boolean released = store.release(scope, token, retryNow(), now());
 
             assertThat(released).isFalse();
             assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+        }
+    }
+
+    @Nested
+    class Renewal {
+
+        @Test
+        void renewalExtendsTheLeaseSoThatNoOneTakesItOver() {
+            IdempotencyScope scope = newScope();
+            LeaseToken token = claim(scope, fingerprint("a"));
+            clock.advance(LEASE.minusSeconds(1));
+            Instant renewedUntil = now().plus(LEASE);
+
+            boolean renewed = store.renew(scope, token, renewedUntil, now());
+            clock.advance(LEASE.minusSeconds(1));
+
+            assertThat(renewed).isTrue();
+            assertThat(store.find(scope).orElseThrow().leaseExpiresAt()).isEqualTo(renewedUntil);
+            assertThat(store.claim(claimRequest(scope, fingerprint("a")), now()))
+                    .isInstanceOf(ClaimResult.Duplicate.class);
+            assertThat(store.complete(scope, token, succeeded(simpleResponse()), now())).isTrue();
+        }
+
+        @Test
+        void renewalWithAStaleTokenIsRefused() {
+            IdempotencyScope scope = newScope();
+            LeaseToken token = claim(scope, fingerprint("a"));
+            Instant leaseExpiresAt = store.find(scope).orElseThrow().leaseExpiresAt();
+
+            boolean otherAttempt = store.renew(scope, new LeaseToken(7, token.createdAt()), now().plus(LEASE)
+                    .plusSeconds(5), now());
+            boolean otherRecord = store.renew(scope, new LeaseToken(1, token.createdAt().minusSeconds(1)),
+                    now().plus(LEASE).plusSeconds(5), now());
+
+            assertThat(otherAttempt).isFalse();
+            assertThat(otherRecord).isFalse();
+            assertThat(store.find(scope).orElseThrow().leaseExpiresAt()).isEqualTo(leaseExpiresAt);
+        }
+
+        @Test
+        void renewalAfterTakeoverIsRefused() {
+            IdempotencyScope scope = newScope();
+            LeaseToken stale = claim(scope, fingerprint("a"));
+            clock.advance(LEASE.plusSeconds(1));
+            claim(scope, fingerprint("a"));
+            Instant successorsLease = store.find(scope).orElseThrow().leaseExpiresAt();
+
+            boolean renewed = store.renew(scope, stale, now().plus(LEASE).plusSeconds(5), now());
+
+            assertThat(renewed).isFalse();
+            IdempotencyRecord record = store.find(scope).orElseThrow();
+            assertThat(record.attempt()).isEqualTo(2);
+            assertThat(record.leaseExpiresAt()).isEqualTo(successorsLease);
+        }
+
+        @Test
+        void renewalAfterTheOutcomeIsStoredIsRefused() {
+            IdempotencyScope scope = newScope();
+            LeaseToken token = claim(scope, fingerprint("a"));
+            store.complete(scope, token, succeeded(simpleResponse()), now());
+
+            assertThat(store.renew(scope, token, now().plus(LEASE), now())).isFalse();
+            IdempotencyRecord record = store.find(scope).orElseThrow();
+            assertThat(record.state()).isEqualTo(RecordState.SUCCEEDED);
+            assertThat(record.leaseExpiresAt()).isNull();
+        }
+
+        @Test
+        void renewalAfterTheLeaseRanOutButBeforeAnyTakeoverSucceeds() {
+            IdempotencyScope scope = newScope();
+            LeaseToken token = claim(scope, fingerprint("a"));
+            clock.advance(LEASE.plusSeconds(5));
+
+            assertThat(store.renew(scope, token, now().plus(LEASE), now())).isTrue();
+            assertThat(store.claim(claimRequest(scope, fingerprint("a")), now()))
+                    .isInstanceOf(ClaimResult.Duplicate.class);
+        }
+
+        @Test
+        void renewalPastTheRecordsExpiryKeepsTheRecordUntilTheLeaseEnds() {
+            IdempotencyScope scope = newScope();
+            LeaseToken token = claim(scope, fingerprint("a"));
+            Instant farLease = store.find(scope).orElseThrow().expiresAt().plus(LEASE);
+
+            assertThat(store.renew(scope, token, farLease, now())).isTrue();
+
+            assertThat(store.find(scope).orElseThrow().expiresAt()).isAfterOrEqualTo(farLease);
         }
     }
 
@@ -396,7 +542,7 @@ public abstract class IdempotencyStoreContract {
             clock.advance(LEASE.plusSeconds(1));
             claim(scope, fingerprint("a"));
 
-            boolean released = store.release(scope, stale, now().plus(RETENTION), now());
+            boolean released = store.release(scope, stale, retryNow(), now());
 
             assertThat(released).isFalse();
             IdempotencyRecord record = store.find(scope).orElseThrow();
@@ -490,7 +636,7 @@ public abstract class IdempotencyStoreContract {
 
             boolean staleCompleted = store.complete(scope, stale, succeeded(StoredResponse.of(201, body("stale"))),
                     now());
-            boolean staleReleased = store.release(scope, stale, now().plus(RETENTION), now());
+            boolean staleReleased = store.release(scope, stale, retryNow(), now());
 
             assertThat(successor.attempt()).isEqualTo(stale.attempt());
             assertThat(staleCompleted).isFalse();
@@ -534,7 +680,7 @@ public abstract class IdempotencyStoreContract {
         void exactlyOneOfManyRetriesOfAFailedAttemptWins() throws Exception {
             for (int round = 0; round < ROUNDS; round++) {
                 IdempotencyScope scope = newScope();
-                store.release(scope, claim(scope, fingerprint("a")), now().plus(RETENTION), now());
+                store.release(scope, claim(scope, fingerprint("a")), retryNow(), now());
                 Instant now = now();
 
                 List<ClaimResult> results = race(RACERS,
@@ -562,6 +708,31 @@ public abstract class IdempotencyStoreContract {
                 assertThat(losersOfARaceToTakeOver(Duration.ZERO))
                         .allSatisfy(result -> assertThat(result).isInstanceOfAny(ClaimResult.Duplicate.class,
                                 ClaimResult.Locked.class));
+            }
+        }
+
+        @Test
+        void exactlyOneOfRenewalAndTakeoverWins() throws Exception {
+            for (int round = 0; round < ROUNDS * 5; round++) {
+                IdempotencyScope scope = newScope();
+                LeaseToken first = claim(scope, fingerprint("a"));
+                Instant afterLease = now().plus(LEASE).plusSeconds(1);
+
+                List<Object> results = race(2, i -> i == 0
+                        ? () -> store.renew(scope, first, afterLease.plus(LEASE), afterLease)
+                        : () -> store.claim(claimRequest(scope, fingerprint("a"), afterLease), afterLease));
+
+                boolean renewed = (Boolean) results.get(0);
+                ClaimResult takeover = (ClaimResult) results.get(1);
+                IdempotencyRecord record = store.find(scope).orElseThrow();
+                if (renewed) {
+                    assertThat(takeover).isInstanceOf(ClaimResult.Duplicate.class);
+                    assertThat(record.attempt()).isEqualTo(1);
+                    assertThat(record.leaseExpiresAt()).isEqualTo(afterLease.plus(LEASE));
+                } else {
+                    assertClaimed(takeover, 2);
+                    assertThat(record.attempt()).isEqualTo(2);
+                }
             }
         }
 
@@ -689,6 +860,11 @@ public abstract class IdempotencyStoreContract {
         ClaimResult result = store.claim(claimRequest(scope, fingerprint), now());
         assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
         return ((ClaimResult.Claimed) result).token();
+    }
+
+    /** A release that lets the next attempt run at once. */
+    protected Release retryNow() {
+        return new Release(now(), now().plus(RETENTION));
     }
 
     protected Completion succeeded(StoredResponse response) {

@@ -106,7 +106,7 @@ public abstract class TransactionalModeContract {
                     IdempotencyEngine engine = engine(Duration.ofSeconds(10));
                     futures.add(threads.submit(() -> {
                         start.await();
-                        return engine.execute(scope, order(7), ORDER_ID, () -> insertOrder(7));
+                        return engine.execute(scope, order(7), ORDER_ID, attempt -> insertOrder(7));
                     }));
                 }
                 start.countDown();
@@ -129,7 +129,7 @@ public abstract class TransactionalModeContract {
         IdempotencyEngine engine = engine(Duration.ZERO);
         IdempotencyScope scope = newScope();
 
-        assertThatThrownBy(() -> engine.execute(scope, order(1), ORDER_ID, () -> {
+        assertThatThrownBy(() -> engine.execute(scope, order(1), ORDER_ID, attempt -> {
             insertOrder(1);
             throw new IllegalStateException("payment declined by a flaky dependency");
         })).isInstanceOf(IllegalStateException.class);
@@ -137,7 +137,7 @@ public abstract class TransactionalModeContract {
         assertThat(committedOrders(owner)).isZero();
         assertThat(store.find(scope)).isEmpty();
 
-        IdempotentResult<Long> retry = engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
+        IdempotentResult<Long> retry = engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1));
 
         assertThat(retry.replayed()).isFalse();
         assertThat(committedOrders(owner)).isEqualTo(1);
@@ -150,12 +150,12 @@ public abstract class TransactionalModeContract {
         IdempotencyScope scope = newScope();
         OutcomeCodec<Long> unavailable = codec(503);
 
-        IdempotentResult<Long> first = engine.execute(scope, order(1), unavailable, () -> insertOrder(1));
+        IdempotentResult<Long> first = engine.execute(scope, order(1), unavailable, attempt -> insertOrder(1));
 
         assertThat(first.replayed()).isFalse();
         assertThat(committedOrders(owner)).isZero();
         assertThat(store.find(scope)).isEmpty();
-        assertThat(engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1)).replayed()).isFalse();
+        assertThat(engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)).replayed()).isFalse();
         assertThat(committedOrders(owner)).isEqualTo(1);
     }
 
@@ -166,11 +166,11 @@ public abstract class TransactionalModeContract {
         // The codec reads bodies as order ids; 0 is none.
         StoredResponse unknown = StoredResponse.of(500, "0".getBytes(StandardCharsets.UTF_8));
 
-        assertThatThrownBy(() -> engine.execute(scope, order(1), ORDER_ID, () -> {
+        assertThatThrownBy(() -> engine.execute(scope, order(1), ORDER_ID, attempt -> {
             insertOrder(1);
             throw OutcomeUnknownException.storing("the work went on asynchronously", unknown);
         })).isInstanceOf(OutcomeUnknownException.class);
-        IdempotentResult<Long> retry = engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
+        IdempotentResult<Long> retry = engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1));
 
         assertThat(retry).isEqualTo(new IdempotentResult<>(0L, true));
         assertThat(committedOrders(owner)).isEqualTo(1);
@@ -181,13 +181,13 @@ public abstract class TransactionalModeContract {
     void committedOutcomeIsReplayedAndAnotherRequestIsRefused() {
         IdempotencyEngine engine = engine(Duration.ZERO);
         IdempotencyScope scope = newScope();
-        IdempotentResult<Long> first = engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
+        IdempotentResult<Long> first = engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1));
 
-        IdempotentResult<Long> replay = engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
+        IdempotentResult<Long> replay = engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1));
 
         assertThat(replay).isEqualTo(new IdempotentResult<>(first.value(), true));
         assertThat(committedOrders(owner)).isEqualTo(1);
-        assertThatThrownBy(() -> engine.execute(scope, order(2), ORDER_ID, () -> insertOrder(2)))
+        assertThatThrownBy(() -> engine.execute(scope, order(2), ORDER_ID, attempt -> insertOrder(2)))
                 .isInstanceOf(IdempotencyKeyReusedException.class);
         assertThat(committedOrders(owner)).isEqualTo(1);
     }
@@ -198,8 +198,8 @@ public abstract class TransactionalModeContract {
         IdempotencyScope alice = newScope();
         IdempotencyScope bob = new IdempotencyScope(owner + "-bob", alice.operation(), alice.key());
 
-        IdempotentResult<Long> forAlice = engine.execute(alice, order(1), ORDER_ID, () -> insertOrder(1));
-        IdempotentResult<Long> forBob = engine.execute(bob, order(1), ORDER_ID, () -> insertOrder(1));
+        IdempotentResult<Long> forAlice = engine.execute(alice, order(1), ORDER_ID, attempt -> insertOrder(1));
+        IdempotentResult<Long> forBob = engine.execute(bob, order(1), ORDER_ID, attempt -> insertOrder(1));
 
         assertThat(forAlice.replayed()).isFalse();
         assertThat(forBob.replayed()).isFalse();
@@ -214,14 +214,14 @@ public abstract class TransactionalModeContract {
             HeldAttempt first = holdOpen(threads, scope);
 
             IdempotencyEngine impatient = engine(Duration.ofMillis(300));
-            assertThatThrownBy(() -> impatient.execute(scope, order(1), ORDER_ID, () -> insertOrder(1)))
+            assertThatThrownBy(() -> impatient.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)))
                     .isInstanceOfSatisfying(RequestInProgressException.class,
                             e -> assertThat(e.retryAfter()).isPositive());
             // The duplicate gave up while the first attempt was still holding its transaction open.
             assertThat(first.result()).isNotDone();
 
             long orderId = first.release();
-            IdempotentResult<Long> later = impatient.execute(scope, order(1), ORDER_ID, () -> insertOrder(1));
+            IdempotentResult<Long> later = impatient.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1));
             assertThat(later).isEqualTo(new IdempotentResult<>(orderId, true));
             assertThat(committedOrders(owner)).isEqualTo(1);
         }
@@ -233,7 +233,7 @@ public abstract class TransactionalModeContract {
         try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
             HeldAttempt first = holdOpen(threads, scope);
             Future<IdempotentResult<Long>> duplicate = threads.submit(() -> engine(Duration.ofSeconds(20))
-                    .execute(scope, order(1), ORDER_ID, () -> insertOrder(1)));
+                    .execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)));
 
             long orderId = first.release();
             assertThat(duplicate.get(30, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>(orderId, true));
@@ -244,13 +244,13 @@ public abstract class TransactionalModeContract {
     @Test
     void businessLockWaitsAreNotHeldToTheClaimsBound() throws Exception {
         IdempotencyEngine engine = engine(Duration.ZERO);
-        long shared = engine.execute(newScope(), order(1), ORDER_ID, () -> insertOrder(1)).value();
+        long shared = engine.execute(newScope(), order(1), ORDER_ID, attempt -> insertOrder(1)).value();
         CountDownLatch locked = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
         AtomicLong holder = new AtomicLong();
         try (ExecutorService threads = Executors.newFixedThreadPool(2)) {
             Future<IdempotentResult<Long>> first = threads.submit(() -> engine.execute(newScope(), order(1), ORDER_ID,
-                    () -> {
+                    attempt -> {
                         touchOrder(shared);
                         holder.set(sessionId());
                         locked.countDown();
@@ -260,7 +260,7 @@ public abstract class TransactionalModeContract {
             assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
             // Another key's work waits for the same row; with the claim's 1 ms bound still in force it would fail.
             Future<IdempotentResult<Long>> second = threads.submit(() -> engine.execute(newScope(), order(2), ORDER_ID,
-                    () -> {
+                    attempt -> {
                         touchOrder(shared);
                         return 2L;
                     }));
@@ -285,7 +285,7 @@ public abstract class TransactionalModeContract {
         IdempotencyEngine engine = IdempotencyEngine.builder(store).transactions(noTransaction).build();
         IdempotencyScope scope = newScope();
 
-        assertThatThrownBy(() -> engine.execute(scope, order(1), ORDER_ID, () -> insertOrder(1)))
+        assertThatThrownBy(() -> engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)))
                 .isInstanceOf(IdempotencyConfigurationException.class)
                 .hasMessageContaining("transactional mode");
 
@@ -298,7 +298,7 @@ public abstract class TransactionalModeContract {
         IdempotencyEngine leased = IdempotencyEngine.builder(store).build();
 
         assertThatThrownBy(() -> transactions().inTransaction(() ->
-                leased.execute(newScope(), order(1), ORDER_ID, () -> insertOrder(1))))
+                leased.execute(newScope(), order(1), ORDER_ID, attempt -> insertOrder(1))))
                 .isInstanceOf(IdempotencyConfigurationException.class)
                 .hasMessageContaining("leased mode");
         assertThat(committedOrders(owner)).isZero();
@@ -309,7 +309,7 @@ public abstract class TransactionalModeContract {
         IdempotencyEngine engine = engine(Duration.ZERO);
 
         assertThatThrownBy(() -> transactions().inTransaction(() ->
-                engine.execute(newScope(), order(1), ORDER_ID, () -> insertOrder(1))))
+                engine.execute(newScope(), order(1), ORDER_ID, attempt -> insertOrder(1))))
                 .isInstanceOf(IdempotencyConfigurationException.class);
         assertThat(committedOrders(owner)).isZero();
     }
@@ -328,7 +328,7 @@ public abstract class TransactionalModeContract {
         CountDownLatch claimed = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
         Future<IdempotentResult<Long>> result = threads.submit(() -> engine(Duration.ZERO)
-                .execute(scope, order(1), ORDER_ID, () -> {
+                .execute(scope, order(1), ORDER_ID, attempt -> {
                     long id = insertOrder(1);
                     claimed.countDown();
                     finish.await();

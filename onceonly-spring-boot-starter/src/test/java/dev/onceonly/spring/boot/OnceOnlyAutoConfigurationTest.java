@@ -139,7 +139,7 @@ class OnceOnlyAutoConfigurationTest {
 
         runner.withBean(Clock.class, () -> clock).run(context -> {
             context.getBean(IdempotencyEngine.class).execute(scope, Fingerprint.builder().build(),
-                    OutcomeCodec.identity(), () -> StoredResponse.of(201, new byte[0]));
+                    OutcomeCodec.identity(), attempt -> StoredResponse.of(201, new byte[0]));
             IdempotencyStore store = context.getBean(IdempotencyStore.class);
             assertThat(store.find(scope).orElseThrow().createdAt()).isEqualTo(start);
 

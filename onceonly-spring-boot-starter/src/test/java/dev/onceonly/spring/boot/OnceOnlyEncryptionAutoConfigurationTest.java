@@ -75,7 +75,7 @@ class OnceOnlyEncryptionAutoConfigurationTest {
                 "onceonly.encryption.plaintext-readable=false").run(context -> {
                     IdempotencyStore store = context.getBean(IdempotencyStore.class);
                     IdempotencyEngine.builder(store).build().execute(scope, Fingerprint.builder().build(),
-                            OutcomeCodec.identity(), () -> ANSWER);
+                            OutcomeCodec.identity(), attempt -> ANSWER);
 
                     assertThatThrownBy(() -> answer(context)).isInstanceOf(IdempotencyStoreException.class)
                             .hasMessageContaining("not encrypted");
@@ -204,7 +204,7 @@ class OnceOnlyEncryptionAutoConfigurationTest {
 
     private void answer(AssertableApplicationContext context) {
         context.getBean(IdempotencyEngine.class).execute(scope, Fingerprint.builder().build(),
-                OutcomeCodec.identity(), () -> ANSWER);
+                OutcomeCodec.identity(), attempt -> ANSWER);
     }
 
     /** What the store bean holds: the engine's store is the decorated one. */

@@ -7,6 +7,7 @@ import dev.onceonly.spi.Completion;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.Release;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Instant;
@@ -19,6 +20,7 @@ final class TimedIdempotencyStore implements IdempotencyStore {
     private final IdempotencyStore delegate;
     private final Timer claim;
     private final Timer find;
+    private final Timer renew;
     private final Timer complete;
     private final Timer release;
     private final Timer purge;
@@ -28,6 +30,7 @@ final class TimedIdempotencyStore implements IdempotencyStore {
         String store = delegate.getClass().getSimpleName();
         this.claim = timer(registry, "claim", store);
         this.find = timer(registry, "find", store);
+        this.renew = timer(registry, "renew", store);
         this.complete = timer(registry, "complete", store);
         this.release = timer(registry, "release", store);
         this.purge = timer(registry, "purge", store);
@@ -58,8 +61,13 @@ final class TimedIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean release(IdempotencyScope scope, LeaseToken token, Instant expiresAt, Instant now) {
-        return time(release, () -> delegate.release(scope, token, expiresAt, now));
+    public boolean renew(IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt, Instant now) {
+        return time(renew, () -> delegate.renew(scope, token, leaseExpiresAt, now));
+    }
+
+    @Override
+    public boolean release(IdempotencyScope scope, LeaseToken token, Release release, Instant now) {
+        return time(this.release, () -> delegate.release(scope, token, release, now));
     }
 
     @Override

@@ -126,7 +126,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         AtomicBoolean started = new AtomicBoolean();
         IdempotentResult<StoredResponse> result;
         try {
-            result = endpoint.engine().execute(scope, fingerprint, snapshots.codec(scope.operation()), () -> {
+            result = endpoint.engine().execute(scope, fingerprint, snapshots.codec(scope.operation()), attempt -> {
                 started.set(true);
                 try {
                     chain.doFilter(request, buffer);

@@ -42,7 +42,7 @@ class OnceOnlyMetricsAutoConfigurationTest {
 
             engine.execute(IdempotencyScope.of("alice", "create-order", IdempotencyKey.of(UUID.randomUUID()
                     .toString())), Fingerprint.builder().build(), OutcomeCodec.identity(),
-                    () -> StoredResponse.of(201, new byte[0]));
+                    attempt -> StoredResponse.of(201, new byte[0]));
 
             assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryIdempotencyStore.class);
             assertThat(registry.get("onceonly.store.operations").tag("operation", "claim")

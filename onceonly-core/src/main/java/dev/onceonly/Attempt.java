@@ -1,0 +1,112 @@
+package dev.onceonly;
+
+import dev.onceonly.spi.LeaseToken;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.temporal.ChronoUnit;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The attempt that runs the work, handed to it by the engine: which record and attempt it is, the key to pass
+ * to the systems the work calls, and whether the attempt still owns its record.
+ *
+ * <p>Work that calls another system passes {@link #downstreamKey(String)} on as that system's idempotency key, so
+ * that an attempt taking over a crashed or stalled one repeats the call under the same key and the other system
+ * deduplicates it. Long work checks {@link #isLeaseLost()} (or calls {@link #ensureLeaseHeld()}) between steps,
+ * to stop early once a later attempt has taken the record over; its outcome would be refused anyway.
+ *
+ * <p>Thread-safe; valid while the work runs.
+ */
+public final class Attempt {
+
+    private static final HexFormat HEX = HexFormat.of();
+    /** Bytes of the digest a downstream key keeps: 128 bits, as many as a random UUID has. */
+    private static final int DOWNSTREAM_KEY_BYTES = 16;
+
+    private final IdempotencyScope scope;
+    private final LeaseToken token;
+    private final int failures;
+    private final BooleanSupplier leaseLost;
+
+    Attempt(IdempotencyScope scope, LeaseToken token, int failures, BooleanSupplier leaseLost) {
+        this.scope = Objects.requireNonNull(scope, "scope");
+        this.token = Objects.requireNonNull(token, "token");
+        this.failures = failures;
+        this.leaseLost = Objects.requireNonNull(leaseLost, "leaseLost");
+    }
+
+    /** Owner, operation and key, the key as the engine stores it (its digest, if only digests are kept). */
+    public IdempotencyScope scope() {
+        return scope;
+    }
+
+    /** The attempt number: 1 for the first run, one more for each retry or take-over. */
+    public int number() {
+        return token.attempt();
+    }
+
+    /** The fencing token the engine stores this attempt's outcome with. */
+    public LeaseToken token() {
+        return token;
+    }
+
+    /** How many earlier attempts at this record failed retryably. */
+    public int failures() {
+        return failures;
+    }
+
+    /**
+     * A key for {@code step}'s call to another system, the same in every attempt at this record and different for
+     * every other record, step, owner and operation: 32 lowercase hexadecimal characters (a SHA-256 digest of the
+     * scope, the record's creation time and the step, cut to 128 bits). A record created anew for the same key
+     * after its predecessor expired gets new downstream keys, so that its calls are not mistaken for the old ones.
+     *
+     * @param step names the call within the work, such as {@code charge} or {@code ship}
+     */
+    public String downstreamKey(String step) {
+        Objects.requireNonNull(step, "step");
+        MessageDigest sha256;
+        try {
+            sha256 = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("Every Java platform provides SHA-256", e);
+        }
+        // Length-prefixed parts, so that no two different scopes and steps can spell the same input.
+        for (String part : new String[] {scope.owner(), scope.operation(), scope.key().value(), step}) {
+            byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+            sha256.update(ByteBuffer.allocate(Integer.BYTES).putInt(bytes.length).array());
+            sha256.update(bytes);
+        }
+        long createdMicros = ChronoUnit.MICROS.between(java.time.Instant.EPOCH, token.createdAt());
+        sha256.update(ByteBuffer.allocate(Long.BYTES).putLong(createdMicros).array());
+        return HEX.formatHex(sha256.digest(), 0, DOWNSTREAM_KEY_BYTES);
+    }
+
+    /**
+     * Whether this attempt may no longer own its record: a renewal found it taken over, or its lease ran out
+     * without a renewal getting through. Always {@code false} in transactional mode, where the record cannot be
+     * taken over while the transaction runs.
+     */
+    public boolean isLeaseLost() {
+        return leaseLost.getAsBoolean();
+    }
+
+    /**
+     * @throws LeaseLostException if {@link #isLeaseLost()}; the engine then stores nothing for this attempt and
+     *     answers with what the attempt that took over stores
+     */
+    public void ensureLeaseHeld() {
+        if (isLeaseLost()) {
+            throw LeaseLostException.of(scope, token.attempt());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Attempt[operation=" + scope.operation() + ", number=" + token.attempt() + "]";
+    }
+}

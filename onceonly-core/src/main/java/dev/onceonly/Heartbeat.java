@@ -1,0 +1,87 @@
+package dev.onceonly;
+
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.LeaseToken;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Renews the lease of one running leased attempt every third of the lease, through the store's fenced
+ * {@link IdempotencyStore#renew}, until {@link #stop()}. A renewal the store refuses means the record was taken
+ * over: the attempt is lost for good. A renewal that fails (store unreachable) is tried again at the next beat;
+ * while none got through, the attempt counts as lost once its last confirmed lease has run out, since another
+ * attempt may then take it over. Thread-safe.
+ */
+final class Heartbeat {
+
+    /** The engine's category, which users configure. */
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
+
+    private final IdempotencyStore store;
+    private final Clock clock;
+    private final IdempotencyScope scope;
+    private final LeaseToken token;
+    private final Duration leaseDuration;
+    private volatile Instant confirmedUntil;
+    private volatile boolean refused;
+    private volatile boolean stopped;
+    private final ScheduledFuture<?> beats;
+
+    private Heartbeat(IdempotencyStore store, Clock clock, ScheduledExecutorService scheduler,
+            IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt, Duration leaseDuration) {
+        this.store = store;
+        this.clock = clock;
+        this.scope = scope;
+        this.token = token;
+        this.leaseDuration = leaseDuration;
+        this.confirmedUntil = leaseExpiresAt;
+        long period = Math.max(1, leaseDuration.toMillis() / 3);
+        this.beats = scheduler.scheduleAtFixedRate(this::beat, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    static Heartbeat start(IdempotencyStore store, Clock clock, ScheduledExecutorService scheduler,
+            IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt, Duration leaseDuration) {
+        return new Heartbeat(store, clock, scheduler, scope, token, leaseExpiresAt, leaseDuration);
+    }
+
+    /** Whether the attempt may no longer own its record. */
+    boolean isLost() {
+        return refused || !confirmedUntil.isAfter(clock.instant());
+    }
+
+    /** Renews the lease once; the scheduler calls it, and so may a test. */
+    void beat() {
+        if (refused || stopped) {
+            return;
+        }
+        Instant now = clock.instant();
+        Instant until = now.plus(leaseDuration);
+        try {
+            if (store.renew(scope, token, until, now)) {
+                confirmedUntil = until;
+            } else if (!stopped) {
+                // A beat that raced the attempt's own completion finds the record finished: no loss to report.
+                refused = true;
+                beats.cancel(false);
+                log.warn("Lease lost: operation={} key={} attempt={} was taken over by a later attempt",
+                        scope.operation(), scope.key(), token.attempt());
+            }
+        } catch (RuntimeException e) {
+            // Only the type: a store's message is its own to log.
+            log.debug("Could not renew the lease of operation={} key={} attempt={} ({}); trying again at the next "
+                    + "beat", scope.operation(), scope.key(), token.attempt(), e.getClass().getSimpleName());
+        }
+    }
+
+    /** Stops renewing; the attempt is about to store its outcome. */
+    void stop() {
+        stopped = true;
+        beats.cancel(false);
+    }
+}

@@ -1,0 +1,250 @@
+package dev.onceonly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceonly.memory.InMemoryIdempotencyStore;
+import dev.onceonly.spi.IdempotencyRecord;
+import dev.onceonly.spi.RecordState;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Leased mode over time: heartbeats, fencing, attempts running in this process, and failure classes. Two engines
+ * on one store stand for two processes; the test moves the clock and the heartbeats itself.
+ */
+@Timeout(60)
+class LeasedAttemptsTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final OutcomeCodec<String> TEXT = OutcomeCodec.of(
+            result -> StoredResponse.of(201, result.getBytes(StandardCharsets.UTF_8)), StoredResponse::bodyAsString);
+    /** A result whose first three characters are its status, such as {@code 503 provider down}. */
+    private static final OutcomeCodec<String> WITH_STATUS = OutcomeCodec.of(
+            result -> StoredResponse.of(Integer.parseInt(result.substring(0, 3)),
+                    result.getBytes(StandardCharsets.UTF_8)), StoredResponse::bodyAsString);
+
+    private final AdjustableClock clock = new AdjustableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    private final ManualScheduler heartbeats = new ManualScheduler();
+    private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+    private final IdempotencyScope scope = new IdempotencyScope("alice", "pay-order",
+            IdempotencyKey.of(UUID.randomUUID().toString()));
+    private final AtomicInteger charges = new AtomicInteger();
+
+    private IdempotencyEngineBuilder engine() {
+        return IdempotencyEngine.builder(store).clock(clock).leaseDuration(LEASE).waitTimeout(Duration.ZERO)
+                .heartbeatScheduler(heartbeats);
+    }
+
+    private final IdempotencyEngine here = engine().build();
+    private final IdempotencyEngine elsewhere = engine().build();
+
+    @AfterEach
+    void stopScheduler() {
+        heartbeats.shutdownNow();
+    }
+
+    private static Fingerprint request() {
+        return Fingerprint.builder().method("POST").route("/pay").rawBody("{}".getBytes(StandardCharsets.UTF_8))
+                .build();
+    }
+
+    @Test
+    void heartbeatsKeepTheLeaseAcrossWorkThreeTimesLongerThanTheLeaseSoNoOneTakesItOver() {
+        List<Throwable> refusals = new ArrayList<>();
+
+        IdempotentResult<String> result = here.execute(scope, request(), TEXT, attempt -> {
+            for (int beat = 0; beat < 9; beat++) {
+                clock.advance(LEASE.dividedBy(3));
+                heartbeats.tick();
+                try {
+                    elsewhere.execute(scope, request(), TEXT, retry -> "charged by the retry");
+                } catch (RequestInProgressException refused) {
+                    refusals.add(refused);
+                }
+            }
+            assertThat(attempt.isLeaseLost()).isFalse();
+            charges.incrementAndGet();
+            return "charged once";
+        });
+
+        assertThat(result).isEqualTo(new IdempotentResult<>("charged once", false));
+        assertThat(refusals).hasSize(9);
+        assertThat(charges).hasValue(1);
+        IdempotencyRecord record = store.find(scope).orElseThrow();
+        assertThat(record.state()).isEqualTo(RecordState.SUCCEEDED);
+        assertThat(record.attempt()).isEqualTo(1);
+        assertThat(heartbeats.running()).as("heartbeat stopped with the work").isZero();
+    }
+
+    @Test
+    void withoutHeartbeatsTheSameWorkIsTakenOver() {
+        // The control for the test above: the same timeline with no renewals lets the retry take over.
+        IdempotentResult<String> result = here.execute(scope, request(), TEXT, attempt -> {
+            clock.advance(LEASE.plusSeconds(1));
+            IdempotentResult<String> retry = elsewhere.execute(scope, request(), TEXT, later -> "charged by retry");
+            assertThat(retry.replayed()).isFalse();
+            return "charged first";
+        });
+
+        assertThat(result).isEqualTo(new IdempotentResult<>("charged by retry", true));
+    }
+
+    @Test
+    void stalledAttemptIsFencedOutAndItsCallerGetsTheAnswerOfTheAttemptThatTookOver() {
+        IdempotentResult<String> stalled = here.execute(scope, request(), TEXT, attempt -> {
+            // Frozen past its lease (no beat got through), then a retry elsewhere takes over and succeeds.
+            clock.advance(LEASE.plusSeconds(1));
+            IdempotentResult<String> takeover = elsewhere.execute(scope, request(), TEXT, retry -> {
+                assertThat(retry.number()).isEqualTo(2);
+                assertThat(retry.downstreamKey("charge")).isEqualTo(attempt.downstreamKey("charge"));
+                return "charged by attempt 2";
+            });
+            assertThat(takeover).isEqualTo(new IdempotentResult<>("charged by attempt 2", false));
+            heartbeats.tick();
+            assertThat(attempt.isLeaseLost()).isTrue();
+            return "charged by attempt 1";
+        });
+
+        assertThat(stalled).isEqualTo(new IdempotentResult<>("charged by attempt 2", true));
+        assertThat(store.find(scope).orElseThrow().response()).isEqualTo(TEXT.encode("charged by attempt 2"));
+    }
+
+    @Test
+    void workThatStopsOnALostLeaseStoresNothingAndGetsTheSuccessorsAnswer() {
+        IdempotentResult<String> stopped = here.execute(scope, request(), TEXT, attempt -> {
+            clock.advance(LEASE.plusSeconds(1));
+            elsewhere.execute(scope, request(), TEXT, retry -> "charged by attempt 2");
+            heartbeats.tick();
+            attempt.ensureLeaseHeld();
+            charges.incrementAndGet();
+            return "charged by attempt 1";
+        });
+
+        assertThat(stopped).isEqualTo(new IdempotentResult<>("charged by attempt 2", true));
+        assertThat(charges).hasValue(0);
+    }
+
+    @Test
+    void duplicateInThisProcessIsRefusedAndNeverTakesOverTheLocalAttemptEvenPastItsLease() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try (ExecutorService threads = Executors.newSingleThreadExecutor()) {
+            Future<IdempotentResult<String>> first = threads.submit(() -> here.execute(scope, request(), TEXT,
+                    attempt -> {
+                        started.countDown();
+                        release.await(30, TimeUnit.SECONDS);
+                        charges.incrementAndGet();
+                        return "charged once";
+                    }));
+            started.await(30, TimeUnit.SECONDS);
+            // The stored lease has run out (no beat ran), but the attempt still runs here.
+            clock.advance(LEASE.multipliedBy(2));
+
+            assertThatThrownBy(() -> here.execute(scope, request(), TEXT, attempt -> {
+                charges.incrementAndGet();
+                return "charged twice";
+            })).isInstanceOf(RequestInProgressException.class);
+
+            release.countDown();
+            assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>("charged once", false));
+        }
+        assertThat(charges).hasValue(1);
+    }
+
+    @Test
+    void retryableFailuresBackOffAndThePolicysLastAttemptEndsTheRecordFinalWithItsProblem() {
+        IdempotencyEngine engine = engine().retryPolicy(new RetryPolicy(3, Duration.ofSeconds(10),
+                Duration.ofMinutes(1))).build();
+        AtomicInteger calls = new AtomicInteger();
+        IdempotentWork<String, RuntimeException> failing = attempt -> "503 provider down, call "
+                + calls.incrementAndGet();
+
+        assertThat(engine.execute(scope, request(), WITH_STATUS, failing).value()).endsWith("call 1");
+        IdempotencyRecord first = store.find(scope).orElseThrow();
+        assertThat(first.state()).isEqualTo(RecordState.FAILED_RETRYABLE);
+        assertThat(first.failures()).isEqualTo(1);
+        assertThat(first.nextAttemptAt()).isEqualTo(clock.instant().plusSeconds(10));
+        assertThatThrownBy(() -> engine.execute(scope, request(), WITH_STATUS, failing))
+                .as("a retry within the backoff").isInstanceOf(RequestInProgressException.class);
+
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(engine.execute(scope, request(), WITH_STATUS, failing).value()).endsWith("call 2");
+        assertThat(store.find(scope).orElseThrow().nextAttemptAt()).isEqualTo(clock.instant().plusSeconds(20));
+
+        clock.advance(Duration.ofSeconds(20));
+        assertThat(engine.execute(scope, request(), WITH_STATUS, failing).value()).endsWith("call 3");
+        IdempotencyRecord dead = store.find(scope).orElseThrow();
+        assertThat(dead.state()).isEqualTo(RecordState.FAILED_FINAL);
+        assertThat(dead.response()).isEqualTo(WITH_STATUS.encode("503 provider down, call 3"));
+
+        clock.advance(Duration.ofHours(1));
+        assertThat(engine.execute(scope, request(), WITH_STATUS, failing))
+                .isEqualTo(new IdempotentResult<>("503 provider down, call 3", true));
+        assertThat(calls).hasValue(3);
+    }
+
+    @Test
+    void lastAttemptThatThrowsEndsTheRecordWithTheExhaustedProblem() {
+        IdempotencyEngine engine = engine().retryPolicy(new RetryPolicy(2, Duration.ZERO, Duration.ZERO)).build();
+        IdempotentWork<String, IllegalStateException> throwing = attempt -> {
+            throw new IllegalStateException("provider unreachable");
+        };
+
+        assertThatThrownBy(() -> engine.execute(scope, request(), TEXT, throwing))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_RETRYABLE);
+        assertThatThrownBy(() -> engine.execute(scope, request(), TEXT, throwing))
+                .isInstanceOf(IllegalStateException.class);
+
+        IdempotencyRecord dead = store.find(scope).orElseThrow();
+        assertThat(dead.state()).isEqualTo(RecordState.FAILED_FINAL);
+        assertThat(dead.response().status()).isEqualTo(500);
+        assertThat(dead.response().bodyAsString()).contains("https://onceonly.dev/problems/attempts-exhausted")
+                .doesNotContain("provider unreachable");
+    }
+
+    @Test
+    void finalDeclineIsReplayedByteForByteAndNeverCountedAsAFailure() {
+        IdempotencyEngine engine = engine().retryPolicy(new RetryPolicy(1, Duration.ZERO, Duration.ZERO)).build();
+        String decline = "402 {\"type\":\"card-declined\"}";
+
+        engine.execute(scope, request(), WITH_STATUS, attempt -> decline);
+        IdempotentResult<String> replay = engine.execute(scope, request(), WITH_STATUS, attempt -> "201 paid");
+
+        assertThat(replay).isEqualTo(new IdempotentResult<>(decline, true));
+        IdempotencyRecord record = store.find(scope).orElseThrow();
+        assertThat(record.state()).isEqualTo(RecordState.FAILED_FINAL);
+        assertThat(record.failures()).isZero();
+    }
+
+    @Test
+    void downstreamKeysAreStablePerRecordAndStepAndDifferForANewRecordOfTheSameKey() {
+        List<String> keys = new ArrayList<>();
+        here.execute(scope, request(), TEXT, attempt -> {
+            keys.add(attempt.downstreamKey("charge"));
+            keys.add(attempt.downstreamKey("ship"));
+            return "done";
+        });
+        clock.advance(Duration.ofDays(2));
+        here.execute(scope, request(), TEXT, attempt -> {
+            keys.add(attempt.downstreamKey("charge"));
+            return "done again";
+        });
+
+        assertThat(keys).doesNotHaveDuplicates().allMatch(key -> key.matches("[0-9a-f]{32}"));
+    }
+}
