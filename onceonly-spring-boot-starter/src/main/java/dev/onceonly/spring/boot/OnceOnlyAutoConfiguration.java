@@ -5,13 +5,18 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyEngineBuilder;
 import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.Retention;
+import dev.onceonly.RetryPolicy;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.crypto.EncryptingIdempotencyStore;
 import dev.onceonly.crypto.EncryptionKeys;
 import dev.onceonly.spi.IdempotencyStore;
 import java.time.Clock;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -37,12 +42,31 @@ public class OnceOnlyAutoConfiguration {
         return properties.key().format();
     }
 
+    /** The bean name of the scheduler that renews leased attempts' leases. */
+    public static final String HEARTBEAT_SCHEDULER = "onceonlyHeartbeatScheduler";
+
+    /**
+     * Renews leases of running leased attempts. Daemon threads of its own, so that a busy application scheduler
+     * cannot delay a renewal past the lease; stopped with the context.
+     */
+    @Bean(name = HEARTBEAT_SCHEDULER, destroyMethod = "shutdownNow")
+    @ConditionalOnMissingBean(name = HEARTBEAT_SCHEDULER)
+    ScheduledExecutorService onceonlyHeartbeatScheduler(OnceOnlyProperties properties) {
+        AtomicInteger threads = new AtomicInteger();
+        return Executors.newScheduledThreadPool(properties.lease().heartbeatThreads(), task -> {
+            Thread thread = new Thread(task, "onceonly-heartbeat-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
     @Bean
     @ConditionalOnMissingBean
     IdempotencyEngine idempotencyEngine(ObjectProvider<IdempotencyStore> store,
             ObjectProvider<TransactionRunner> transactions, ObjectProvider<IdempotencyStoreDecorator> decorators,
             ObjectProvider<IdempotencyEngineCustomizer> customizers, ObjectProvider<Clock> clock,
-            ObjectProvider<EncryptionKeys> encryption, ListableBeanFactory beans, OnceOnlyProperties properties) {
+            ObjectProvider<EncryptionKeys> encryption, ListableBeanFactory beans, OnceOnlyProperties properties,
+            @Qualifier(HEARTBEAT_SCHEDULER) ScheduledExecutorService heartbeats) {
         IdempotencyStore available = store.getIfUnique();
         if (available == null) {
             throw IdempotencyConfigurationException.of("IdempotencyStore", "no single IdempotencyStore bean "
@@ -63,6 +87,7 @@ public class OnceOnlyAutoConfiguration {
         if (mode.runner() != null) {
             builder.transactions(mode.runner());
         }
+        builder.heartbeatScheduler(heartbeats);
         applyProperties(builder, properties);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
@@ -77,6 +102,9 @@ public class OnceOnlyAutoConfiguration {
     private static void applyProperties(IdempotencyEngineBuilder builder, OnceOnlyProperties properties) {
         builder.keyStorage(properties.key().keyStorage());
         set("onceonly.lease.duration", () -> builder.leaseDuration(properties.lease().duration()));
+        OnceOnlyProperties.Lease lease = properties.lease();
+        set("onceonly.lease.max-attempts/backoff/max-backoff", () -> builder.retryPolicy(
+                new RetryPolicy(lease.maxAttempts(), lease.backoff(), lease.maxBackoff())));
         set("onceonly.wait-timeout", () -> builder.waitTimeout(properties.waitTimeout()));
         set("onceonly.retry-after", () -> builder.retryAfter(properties.retryAfter()));
         set("onceonly.replay-cache.time-to-live/max-size", () -> builder.replayCache(

@@ -140,8 +140,30 @@ public record OnceOnlyProperties(
         }
     }
 
-    /** @param duration how long a leased attempt owns its record before a retry may take it over (at most 1 day) */
-    public record Lease(@DefaultValue(IdempotencyDefaults.LEASE_DURATION) Duration duration) {
+    /**
+     * @param duration how long a leased attempt owns its record before a retry may take it over (at most 1 day);
+     *     a running attempt renews it every third of this, so it only runs out when the attempt's process died or
+     *     stalled
+     * @param maxAttempts attempts that may fail retryably before the record ends final (FAILED_FINAL with its last
+     *     problem, replayed from then on)
+     * @param backoff how long after its first failure a record may run again (0: at once); doubles with each
+     *     failure
+     * @param maxBackoff the longest backoff, at least backoff
+     * @param heartbeatThreads threads that renew running attempts' leases
+     */
+    public record Lease(
+            @DefaultValue(IdempotencyDefaults.LEASE_DURATION) Duration duration,
+            @DefaultValue("" + IdempotencyDefaults.MAX_ATTEMPTS) int maxAttempts,
+            @DefaultValue("0s") Duration backoff,
+            @DefaultValue("5m") Duration maxBackoff,
+            @DefaultValue("2") int heartbeatThreads) {
+
+        public Lease {
+            if (heartbeatThreads < 1) {
+                throw IdempotencyConfigurationException.of("onceonly.lease.heartbeat-threads", "must be at least 1, "
+                        + "but is " + heartbeatThreads);
+            }
+        }
     }
 
     /**

@@ -87,10 +87,14 @@ final class HandlerSignature {
         return names;
     }
 
-    /** Spring MVC's and Spring Security's resolvers, but not the adapters that run an application's resolver. */
+    /**
+     * Spring MVC's and Spring Security's resolvers (and ours, which reads no request data), but not the adapters
+     * that run an application's resolver.
+     */
     private static boolean isSpringResolver(HandlerMethodArgumentResolver resolver) {
         String name = resolver.getClass().getName();
-        return (name.startsWith("org.springframework.web.") || name.startsWith("org.springframework.security."))
+        return resolver instanceof AttemptArgumentResolver
+                || (name.startsWith("org.springframework.web.") || name.startsWith("org.springframework.security."))
                 && !(resolver instanceof AbstractWebArgumentResolverAdapter);
     }
 

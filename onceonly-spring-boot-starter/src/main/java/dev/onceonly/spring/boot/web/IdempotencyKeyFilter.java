@@ -128,6 +128,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         try {
             result = endpoint.engine().execute(scope, fingerprint, snapshots.codec(scope.operation()), attempt -> {
                 started.set(true);
+                request.setAttribute(AttemptArgumentResolver.ATTRIBUTE, attempt);
                 try {
                     chain.doFilter(request, buffer);
                 } catch (IOException | ServletException | RuntimeException e) {

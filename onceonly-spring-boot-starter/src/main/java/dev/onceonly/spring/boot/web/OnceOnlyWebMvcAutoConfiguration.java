@@ -4,6 +4,7 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -18,6 +19,8 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
+import org.springframework.web.method.support.HandlerMethodArgumentResolver;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -66,6 +69,17 @@ public class OnceOnlyWebMvcAutoConfiguration {
         registration.setName("idempotencyKeyFilter");
         registration.setOrder(FILTER_ORDER);
         return registration;
+    }
+
+    /** Lets idempotent handlers declare an {@link dev.onceonly.Attempt} parameter. */
+    @Bean
+    WebMvcConfigurer onceOnlyAttemptArgument() {
+        return new WebMvcConfigurer() {
+            @Override
+            public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
+                resolvers.add(new AttemptArgumentResolver());
+            }
+        };
     }
 
     /** Problems written with the application's JSON mapper, or a default one if it has none. */

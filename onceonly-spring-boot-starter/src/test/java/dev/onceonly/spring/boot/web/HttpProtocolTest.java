@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 
+import dev.onceonly.Attempt;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
@@ -158,6 +159,17 @@ class HttpProtocolTest {
                     post("/api/transfers?currency=EUR&_=2"), post("/api/transfers?currency=USD&_=3"));
 
             assertThat(http.handlers().transfers).hasValue(1);
+        });
+    }
+
+    @Test
+    void handlerGetsItsAttemptWithADownstreamKeyAndTheAttemptDoesNotMakeQueryParametersTakePart() {
+        run(http -> {
+            MockHttpServletResponse replay = http.assertRetryReplayedAndOtherRefused(
+                    post("/api/shipments?carrier=dhl&_=1"), post("/api/shipments?carrier=dhl&_=2"),
+                    post("/api/shipments?carrier=ups&_=3"));
+
+            assertThat(replay.getContentAsString()).matches("shipped by dhl as [0-9a-f]{32}, attempt 1");
         });
     }
 
@@ -415,6 +427,12 @@ class HttpProtocolTest {
         String transfer(@RequestParam String currency) {
             transfers.incrementAndGet();
             return "transferred " + currency;
+        }
+
+        @PostMapping("/api/shipments")
+        @Idempotent
+        String ship(@RequestParam String carrier, Attempt attempt) {
+            return "shipped by " + carrier + " as " + attempt.downstreamKey("ship") + ", attempt " + attempt.number();
         }
 
         @PostMapping("/api/notes")
