@@ -1,9 +1,12 @@
 package dev.onceonly;
 
 import dev.onceonly.internal.ReplayCache;
+import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.RecordState;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,6 +75,8 @@ public final class IdempotencyEngine {
     private final Records records;
     /** This engine's mode at work. */
     private final Attempts attempts;
+    /** Leased attempts, which {@link #resume} runs in every mode. */
+    private final LeasedAttempts leased;
 
     IdempotencyEngine(IdempotencyEngineBuilder settings) {
         this.settings = settings;
@@ -81,11 +87,12 @@ public final class IdempotencyEngine {
                 : new ReplayCache(settings.clock, settings.replayCacheTimeToLive, settings.replayCacheMaxBytes);
         this.records = new Records(settings.leaseDuration, settings.retention, replays);
         TransactionRunner runner = settings.transactions;
+        this.leased = new LeasedAttempts(store, settings.clock, records, settings.outcomePolicy, settings.retryPolicy,
+                settings.heartbeats != null ? settings.heartbeats : DefaultHeartbeats.SCHEDULER,
+                settings.pollInterval, settings.exhaustedOutcome);
         this.attempts = mode == IdempotencyMode.TRANSACTIONAL && runner != null
                 ? new TransactionalAttempts(runner, store, settings.clock, records, settings.outcomePolicy)
-                : new LeasedAttempts(store, settings.clock, records, settings.outcomePolicy, settings.retryPolicy,
-                        settings.heartbeats != null ? settings.heartbeats : DefaultHeartbeats.SCHEDULER,
-                        settings.pollInterval, settings.exhaustedOutcome);
+                : leased;
     }
 
     public static IdempotencyEngineBuilder builder(IdempotencyStore store) {
@@ -140,6 +147,120 @@ public final class IdempotencyEngine {
      */
     public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
         return store.find(settings.keyStorage.stored(scope));
+    }
+
+    /**
+     * The record of a scope whose key is already {@linkplain #keyStorage() as stored}, as {@link Submission.Accepted}
+     * and a worker's task hold it: for a status resource.
+     *
+     * @throws IdempotencyStoreException if the store is unreachable
+     */
+    public Optional<IdempotencyRecord> findStored(IdempotencyScope storedScope) {
+        return store.find(storedScope);
+    }
+
+    /**
+     * Accepts an operation that a worker runs later (asynchronous mode): one short transaction of the engine's
+     * {@link TransactionRunner} stores the record as PROCESSING, with no attempt running yet, and calls
+     * {@code enqueue} to store the worker's task in the same transaction, so that both commit or neither does. The
+     * worker then calls {@link #resume}. A duplicate gets the record as it stands, or the stored outcome once
+     * the operation has finished; it never runs anything. Nothing waits here.
+     *
+     * @param scope owner, operation and key, the key as the client sent it
+     * @param enqueue stores the task that resumes the scope, given the scope as stored (pass that to
+     *     {@link #resume}); must be idempotent per scope, as duplicates of an unfinished operation call it again,
+     *     to re-queue one whose task was lost
+     * @throws IdempotencyConfigurationException if the engine has no {@link TransactionRunner}: without one the
+     *     record could commit without its task and never finish
+     * @throws IdempotencyKeyReusedException if the key was used for another request in this scope
+     * @throws RequestInProgressException if another submission of the scope has not committed within the wait
+     */
+    public <T> Submission<T> submit(IdempotencyScope scope, Fingerprint fingerprint, OutcomeCodec<T> codec,
+            Consumer<IdempotencyScope> enqueue) {
+        Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(codec, "codec");
+        Objects.requireNonNull(enqueue, "enqueue");
+        TransactionRunner runner = settings.transactions;
+        if (runner == null) {
+            throw IdempotencyConfigurationException.of("transactions", "asynchronous operations need a "
+                    + "TransactionRunner, so that the record and the worker's task commit together",
+                    "Set transactions(…) on the engine builder (the JDBC store's SpringTransactionRunner)");
+        }
+        IdempotencyScope stored = settings.keyStorage.stored(scope);
+        return runner.inTransaction(() -> {
+            Instant now = settings.clock.instant();
+            IdempotencyRecord existing = store.find(stored).filter(record -> !record.isExpired(now)).orElse(null);
+            if (existing != null) {
+                return answerDuplicate(stored, fingerprint, existing, codec, enqueue);
+            }
+            ClaimResult claim = store.claim(records.queuedClaimRequest(stored, fingerprint, now,
+                    settings.waitTimeout), now);
+            return switch (claim) {
+                case ClaimResult.Claimed claimed -> {
+                    enqueue.accept(stored);
+                    log.debug("Accepted: operation={} key={}", stored.operation(), stored.key());
+                    yield new Submission.Accepted<>(store.find(stored).orElseThrow(() -> new IdempotencyStoreException(
+                            "The store lost the record of operation '" + stored.operation() + "' it just claimed")),
+                            true);
+                }
+                case ClaimResult.Duplicate duplicate -> answerDuplicate(stored, fingerprint, duplicate.record(), codec,
+                        enqueue);
+                case ClaimResult.Locked ignored -> throw RequestInProgressException.of(stored, settings.retryAfter);
+            };
+        });
+    }
+
+    private <T> Submission<T> answerDuplicate(IdempotencyScope stored, Fingerprint fingerprint,
+            IdempotencyRecord record, OutcomeCodec<T> codec, Consumer<IdempotencyScope> enqueue) {
+        IdempotentResult<T> finished = records.replayOrWait(stored, fingerprint, record, codec);
+        if (finished != null) {
+            return new Submission.Finished<>(finished);
+        }
+        enqueue.accept(stored);
+        return new Submission.Accepted<>(record, false);
+    }
+
+    /**
+     * Runs the next attempt at an accepted operation, for the worker whose task {@link #submit} stored: takes the
+     * record over as a leased attempt (renewed while {@code work} runs, fenced when it stores the outcome) unless
+     * it has finished, another attempt holds its lease, or it backs off after a failure. Whatever the work throws
+     * was already recorded as a failure (retryable, or final once the {@link RetryPolicy} is spent; an
+     * {@link OutcomeUnknownException} as its final outcome) and is logged by type only, never rethrown: the answer
+     * tells the worker what to do next.
+     *
+     * @param storedScope the scope as {@link #submit} gave it to {@code enqueue}
+     * @throws IdempotencyStoreException if the store is unreachable; the worker tries again later
+     */
+    public <T> Resumption resume(IdempotencyScope storedScope, OutcomeCodec<T> codec,
+            IdempotentWork<T, ? extends Exception> work) {
+        Objects.requireNonNull(codec, "codec");
+        Objects.requireNonNull(work, "work");
+        IdempotencyRecord record = store.find(storedScope).orElse(null);
+        Instant now = settings.clock.instant();
+        if (record == null || record.isExpired(now) || record.state().isTerminal()) {
+            return new Resumption.Done();
+        }
+        if (record.isClaimableBy(record.fingerprint(), now)) {
+            try {
+                leased.attempt(storedScope, record.fingerprint(), codec, work, Duration.ZERO);
+            } catch (IdempotencyStoreException unreachable) {
+                throw unreachable;
+            } catch (Exception failed) {
+                log.warn("Attempt at operation={} key={} failed ({})", storedScope.operation(), storedScope.key(),
+                        failed.getClass().getSimpleName());
+            }
+        }
+        return nextStep(storedScope);
+    }
+
+    private Resumption nextStep(IdempotencyScope storedScope) {
+        Instant now = settings.clock.instant();
+        IdempotencyRecord record = store.find(storedScope).orElse(null);
+        if (record == null || record.state().isTerminal()) {
+            return new Resumption.Done();
+        }
+        Instant at = record.state() == RecordState.PROCESSING ? record.leaseExpiresAt() : record.nextAttemptAt();
+        return new Resumption.RetryAt(at == null || at.isBefore(now) ? now : at);
     }
 
     /** Purges up to {@code limit} records expired by this engine's clock through its store; returns how many. */

@@ -30,6 +30,15 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
     }
 
     /**
+     * The claim of an operation that a worker runs later: no attempt runs yet, so its lease is over at once and the
+     * worker's first attempt takes it over.
+     */
+    ClaimRequest queuedClaimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant now, Duration lockWait) {
+        return new ClaimRequest(scope, fingerprint, now, now.plus(leaseDuration).plus(retention.succeeded()),
+                lockWait, true);
+    }
+
+    /**
      * A success keeps the expiry its claim set (lease end plus retention) while that still covers the retention:
      * completing then changes no indexed column, which lets PostgreSQL update the row in place (HOT).
      */
