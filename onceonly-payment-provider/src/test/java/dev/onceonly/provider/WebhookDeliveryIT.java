@@ -132,6 +132,11 @@ class WebhookDeliveryIT {
         assertThat(awaitDeliveries(refundedId, 4)).extracting(delivery -> delivery.event().get("type").stringValue())
                 .containsExactlyInAnyOrder("payment.succeeded", "payment.succeeded", "payment.refunded",
                         "payment.refunded");
+        // The repeated refund announced nothing: the log holds one event per outcome.
+        assertThat(provider.list("/admin/events")).filteredOn(
+                event -> event.get("data").get("chargeId").stringValue().equals(refundedId))
+                .extracting(event -> event.get("type").stringValue())
+                .containsExactly("payment.succeeded", "payment.refunded");
     }
 
     @Test
