@@ -1,10 +1,9 @@
 package dev.onceonly.provider.charges;
 
-import dev.onceonly.provider.web.ProblemType;
+import dev.onceonly.provider.web.JsonBodies;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,46 +24,21 @@ record ChargeRequest(long amount, String currency, String reference) {
      * @throws dev.onceonly.provider.web.ProviderProblemException {@code invalid-request} naming what is wrong
      */
     static ChargeRequest parse(byte @Nullable [] body, JsonMapper json) {
-        JsonNode node = readObject(body, json);
-        for (String name : node.propertyNames()) {
-            if (!FIELDS.contains(name)) {
-                throw invalid("unknown field '" + name + "'");
-            }
-        }
+        JsonNode node = JsonBodies.readObject(body, json, FIELDS);
         JsonNode amount = node.get("amount");
         if (amount == null || !amount.isIntegralNumber() || !amount.canConvertToLong()
                 || amount.longValue() < 1 || amount.longValue() > MAX_AMOUNT) {
-            throw invalid("amount must be a whole number of minor units from 1 to " + MAX_AMOUNT);
+            throw JsonBodies.invalid("amount must be a whole number of minor units from 1 to " + MAX_AMOUNT);
         }
         JsonNode currency = node.get("currency");
         if (currency == null || !currency.isString() || !CURRENCY.matcher(currency.stringValue()).matches()) {
-            throw invalid("currency must be three upper-case letters, such as \"EUR\"");
+            throw JsonBodies.invalid("currency must be three upper-case letters, such as \"EUR\"");
         }
         JsonNode reference = node.get("reference");
         if (reference == null || !reference.isString() || reference.stringValue().isEmpty()
                 || reference.stringValue().length() > MAX_REFERENCE_LENGTH) {
-            throw invalid("reference must be a string of 1 to " + MAX_REFERENCE_LENGTH + " characters");
+            throw JsonBodies.invalid("reference must be a string of 1 to " + MAX_REFERENCE_LENGTH + " characters");
         }
         return new ChargeRequest(amount.longValue(), currency.stringValue(), reference.stringValue());
-    }
-
-    private static JsonNode readObject(byte @Nullable [] body, JsonMapper json) {
-        if (body == null || body.length == 0) {
-            throw invalid("a JSON object is required");
-        }
-        JsonNode node;
-        try {
-            node = json.readTree(body);
-        } catch (JacksonException notJson) {
-            throw invalid("the body is not JSON");
-        }
-        if (node == null || !node.isObject()) {
-            throw invalid("a JSON object is required");
-        }
-        return node;
-    }
-
-    private static RuntimeException invalid(String detail) {
-        return ProblemType.INVALID_REQUEST.exception(detail);
     }
 }
