@@ -42,6 +42,7 @@ import org.springframework.util.unit.DataSize;
  * @param cleanup the purge of expired records
  * @param replayCache finished outcomes also answered from memory
  * @param encryption encryption at rest of stored response bodies and headers
+ * @param async the workers of asynchronous operations
  */
 @ConfigurationProperties("onceonly")
 public record OnceOnlyProperties(
@@ -56,7 +57,8 @@ public record OnceOnlyProperties(
         @DefaultValue Jdbc jdbc,
         @DefaultValue Cleanup cleanup,
         @DefaultValue ReplayCache replayCache,
-        @DefaultValue Encryption encryption) {
+        @DefaultValue Encryption encryption,
+        @DefaultValue Async async) {
 
     /**
      * @param headerName the request header that carries the key
@@ -162,6 +164,44 @@ public record OnceOnlyProperties(
             if (heartbeatThreads < 1) {
                 throw IdempotencyConfigurationException.of("onceonly.lease.heartbeat-threads", "must be at least 1, "
                         + "but is " + heartbeatThreads);
+            }
+        }
+    }
+
+    /**
+     * @param enabled whether this instance runs the workers of asynchronous operations (it accepts them either
+     *     way)
+     * @param threads operations one instance runs at once
+     * @param pollingInterval how often an instance looks for due tasks besides the look right after each
+     *     submission
+     * @param heartbeatInterval how often a running task reports that its instance is alive
+     * @param missedHeartbeats heartbeats missed after which a task counts as dead and is run again elsewhere (at
+     *     least 4)
+     * @param shutdownWait how long shutdown waits for running operations; any still running are run again
+     *     elsewhere once their instance counts as dead
+     */
+    public record Async(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("4") int threads,
+            @DefaultValue("5s") Duration pollingInterval,
+            @DefaultValue("10s") Duration heartbeatInterval,
+            @DefaultValue("6") int missedHeartbeats,
+            @DefaultValue("20s") Duration shutdownWait) {
+
+        public Async {
+            if (threads < 1) {
+                throw IdempotencyConfigurationException.of("onceonly.async.threads", "must be at least 1, but is "
+                        + threads);
+            }
+            if (missedHeartbeats < 4) {
+                throw IdempotencyConfigurationException.of("onceonly.async.missed-heartbeats", "must be at least 4, "
+                        + "but is " + missedHeartbeats);
+            }
+            for (Duration positive : List.of(pollingInterval, heartbeatInterval, shutdownWait)) {
+                if (positive.isNegative() || positive.isZero()) {
+                    throw IdempotencyConfigurationException.of("onceonly.async.polling-interval/heartbeat-interval/"
+                            + "shutdown-wait", "must be positive, but is " + positive);
+                }
             }
         }
     }

@@ -1,0 +1,77 @@
+package dev.onceonly.spring.boot.async;
+
+import com.github.kagkarlsson.scheduler.Scheduler;
+import com.github.kagkarlsson.scheduler.task.Task;
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.OutcomeCodec;
+import dev.onceonly.StoredResponse;
+import dev.onceonly.Submission;
+import dev.onceonly.spi.IdempotencyRecord;
+import java.time.Clock;
+import java.util.Optional;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Accepts asynchronous operations and reports how they stand. {@link #submit} stores the operation's record and
+ * its task in one transaction and returns at once; a worker on any instance runs the registered
+ * {@link AsynchronousOperation} under a renewed lease, tries again after crashes and retryable failures, and
+ * stores the outcome; duplicates and {@link #status} read the record and never run anything.
+ *
+ * <p>An HTTP endpoint answers {@link Submission.Accepted} with {@code 202 Accepted}, a {@code Location} of a status
+ * resource and {@code Retry-After}, and {@link Submission.Finished} with the stored outcome. Thread-safe.
+ */
+public final class AsynchronousOperations {
+
+    private final IdempotencyEngine engine;
+    private final Scheduler scheduler;
+    private final Task<OperationTask> task;
+    private final JsonMapper json;
+    private final Clock clock;
+
+    AsynchronousOperations(IdempotencyEngine engine, Scheduler scheduler, Task<OperationTask> task, JsonMapper json,
+            Clock clock) {
+        this.engine = engine;
+        this.scheduler = scheduler;
+        this.task = task;
+        this.json = json;
+        this.clock = clock;
+    }
+
+    /**
+     * Accepts the operation of {@code scope} unless it was accepted before, in a transaction of the engine's: the
+     * record and the task commit together, and the workers look for it as soon as it committed.
+     *
+     * @param scope owner, operation (the name of a registered {@link AsynchronousOperation}) and key as sent
+     * @param payload what the worker needs, stored as JSON until the operation finished
+     * @throws dev.onceonly.IdempotencyKeyReusedException if the key was used for another request in this scope
+     * @throws dev.onceonly.IdempotencyStoreException if the database is unreachable (nothing was accepted)
+     */
+    public Submission<StoredResponse> submit(IdempotencyScope scope, Fingerprint fingerprint, Object payload) {
+        String data = json.writeValueAsString(payload);
+        return engine.submit(scope, fingerprint, OutcomeCodec.identity(), stored -> {
+            OperationTask queued = OperationTask.of(stored, data);
+            scheduler.scheduleIfNotExists(task.instance(queued.instanceId(), queued), clock.instant());
+            if (TransactionSynchronizationManager.isSynchronizationActive()) {
+                // The task becomes visible at commit; polling alone would find it only at its next round.
+                TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                    @Override
+                    public void afterCommit() {
+                        scheduler.triggerCheckForDueExecutions();
+                    }
+                });
+            }
+        });
+    }
+
+    /**
+     * The record of an operation, looked up by the key as the client sent it: PROCESSING (queued or running),
+     * FAILED_RETRYABLE (waiting for its next attempt) or final with its outcome.
+     */
+    public Optional<IdempotencyRecord> status(IdempotencyScope scope) {
+        return engine.find(scope);
+    }
+}

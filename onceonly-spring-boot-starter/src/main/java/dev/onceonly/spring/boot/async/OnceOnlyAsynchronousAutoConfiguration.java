@@ -1,0 +1,124 @@
+package dev.onceonly.spring.boot.async;
+
+import com.github.kagkarlsson.scheduler.Scheduler;
+import com.github.kagkarlsson.scheduler.SchedulerBuilder;
+import com.github.kagkarlsson.scheduler.task.FailureHandler;
+import com.github.kagkarlsson.scheduler.task.Task;
+import com.github.kagkarlsson.scheduler.task.helper.Tasks;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.jdbc.JdbcDialect;
+import dev.onceonly.jdbc.PostgresDialect;
+import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import dev.onceonly.spring.boot.OnceOnlyProperties;
+import dev.onceonly.spring.boot.jdbc.OnceOnlyJdbcAutoConfiguration;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Asynchronous operations on db-scheduler, when it is on the class path: its task table
+ * ({@code onceonly_scheduled_task}, created by the JDBC schema) in the store's database, the workers that run the
+ * {@link AsynchronousOperation} beans, and {@link AsynchronousOperations} to submit them.
+ *
+ * <p>db-scheduler is the durable part: tasks are picked on every instance at once without two taking one
+ * ({@code FOR UPDATE SKIP LOCKED} on PostgreSQL, an optimistic version check on MariaDB), an instance that dies
+ * mid-task is noticed by its missed heartbeats and its task runs again elsewhere. The idempotency record stays the
+ * truth: a task run twice finds it finished or leased.
+ */
+@AutoConfiguration(after = {OnceOnlyAutoConfiguration.class, OnceOnlyJdbcAutoConfiguration.class},
+        afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
+@ConditionalOnClass({Scheduler.class, JdbcDialect.class})
+@ConditionalOnBean({IdempotencyEngine.class, DataSource.class, JdbcDialect.class})
+@ConditionalOnBooleanProperty(name = "onceonly.enabled", matchIfMissing = true)
+public class OnceOnlyAsynchronousAutoConfiguration {
+
+    /** The name of the task that runs every asynchronous operation's next attempt. */
+    static final String TASK_NAME = "onceonly-operation";
+    /** The task table, created by onceonly-jdbc's migration V4. */
+    static final String TABLE = "onceonly_scheduled_task";
+    /** When a task whose run failed outright (the database was unreachable) is tried again. */
+    private static final Duration FAILED_RUN_RETRY = Duration.ofSeconds(10);
+
+    @Bean
+    Task<OperationTask> onceonlyOperationTask(IdempotencyEngine engine,
+            ObjectProvider<AsynchronousOperation<?>> operations, ObjectProvider<JsonMapper> json,
+            ObjectProvider<Clock> clock) {
+        OperationWorker worker = new OperationWorker(engine, operations.orderedStream().toList(),
+                json.getIfAvailable(JsonMapper::new), clock.getIfAvailable(Clock::systemUTC));
+        return Tasks.custom(TASK_NAME, OperationTask.class)
+                .onFailure(new FailureHandler.OnFailureRetryLater<>(FAILED_RUN_RETRY))
+                .execute(worker::execute);
+    }
+
+    /**
+     * Hands db-scheduler the data source wrapped so that a task scheduled inside a Spring transaction joins it;
+     * the store and the transaction manager keep the plain one.
+     */
+    @Bean(destroyMethod = "")
+    @ConditionalOnMissingBean
+    Scheduler onceonlyScheduler(DataSource dataSource, JdbcDialect dialect, Task<OperationTask> task,
+            ObjectProvider<JsonMapper> json, OnceOnlyProperties properties) {
+        OnceOnlyProperties.Async async = properties.async();
+        SchedulerBuilder builder = Scheduler.create(new TransactionAwareDataSourceProxy(dataSource),
+                        List.<Task<?>>of(task))
+                .tableName(TABLE)
+                .serializer(new JsonTaskSerializer(json.getIfAvailable(JsonMapper::new)))
+                .threads(async.threads())
+                .pollingInterval(async.pollingInterval())
+                .heartbeatInterval(async.heartbeatInterval())
+                .missedHeartbeatsLimit(async.missedHeartbeats())
+                .shutdownMaxWait(async.shutdownWait());
+        if (dialect instanceof PostgresDialect) {
+            builder.pollUsingLockAndFetch(0.5, 1.0);
+        } else {
+            // db-scheduler has no lock-and-fetch for MariaDB; its default picks with a version check instead.
+            builder.alwaysPersistTimestampInUTC();
+        }
+        return builder.build();
+    }
+
+    /** Starts the workers with the application and stops them, waiting for running operations, with it. */
+    @Bean
+    @ConditionalOnBooleanProperty(name = "onceonly.async.enabled", matchIfMissing = true)
+    SmartLifecycle onceonlySchedulerLifecycle(Scheduler scheduler) {
+        return new SmartLifecycle() {
+            private volatile boolean running;
+
+            @Override
+            public void start() {
+                scheduler.start();
+                running = true;
+            }
+
+            @Override
+            public void stop() {
+                scheduler.stop();
+                running = false;
+            }
+
+            @Override
+            public boolean isRunning() {
+                return running;
+            }
+        };
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    AsynchronousOperations asynchronousOperations(IdempotencyEngine engine, Scheduler scheduler,
+            Task<OperationTask> task, ObjectProvider<JsonMapper> json, ObjectProvider<Clock> clock) {
+        return new AsynchronousOperations(engine, scheduler, task, json.getIfAvailable(JsonMapper::new),
+                clock.getIfAvailable(Clock::systemUTC));
+    }
+}

@@ -1,0 +1,51 @@
+package dev.onceonly.spring.boot.async;
+
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyScope;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+
+/**
+ * The data of one queued operation: its scope, the key as stored, and its payload as JSON.
+ *
+ * @param payload the payload, serialized by the application's JSON mapper
+ */
+record OperationTask(String owner, String operation, String key, String payload) {
+
+    static OperationTask of(IdempotencyScope stored, String payload) {
+        return new OperationTask(stored.owner(), stored.operation(), stored.key().value(), payload);
+    }
+
+    IdempotencyScope scope() {
+        // The stores' rules only: the key was valid when submitted, in whatever format the application chose.
+        return IdempotencyScope.of(owner, operation, new IdempotencyKey(key));
+    }
+
+    /**
+     * The task's id, one per scope: a digest, because the scope's parts may be longer than the queue's 100
+     * characters; length-prefixed so that no two scopes spell the same input.
+     */
+    String instanceId() {
+        MessageDigest sha256;
+        try {
+            sha256 = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("Every Java platform provides SHA-256", e);
+        }
+        for (String part : new String[] {owner, operation, key}) {
+            byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+            sha256.update(ByteBuffer.allocate(Integer.BYTES).putInt(bytes.length).array());
+            sha256.update(bytes);
+        }
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(sha256.digest());
+    }
+
+    /** Names the operation only: the owner and key are the client's, and the payload may be personal data. */
+    @Override
+    public String toString() {
+        return "OperationTask[operation=" + operation + "]";
+    }
+}
