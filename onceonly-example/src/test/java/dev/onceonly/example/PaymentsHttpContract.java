@@ -81,6 +81,41 @@ abstract class PaymentsHttpContract {
         }
 
         @Test
+        void sameEventDeliveredConcurrentlyTakesEffectOnce() throws Exception {
+            long orderId = placeOrder();
+            String event = event(newEventId(), "payment.succeeded", orderId, amountOf(orderId), "EUR");
+
+            List<HttpResponse<byte[]>> deliveries = ConcurrentRequests.send(20, i -> deliver(event));
+
+            byte[] receipt = deliveries.stream().filter(r -> r.statusCode() == 200).findFirst().orElseThrow().body();
+            assertThat(deliveries).allSatisfy(delivery -> {
+                if (delivery.statusCode() == 200) {
+                    assertThat(delivery.body()).isEqualTo(receipt);
+                } else {
+                    assertProblem(delivery, 409, "request-in-progress");
+                }
+            });
+            assertThat(historyRows(orderId)).isEqualTo(1);
+            assertThat(outbox(orderId)).containsExactly("order.paid");
+        }
+
+        @Test
+        void twoPaymentsOfOneOrderRacingUnderDifferentIdsPayItOnce() throws Exception {
+            long orderId = placeOrder();
+            long amount = amountOf(orderId);
+            List<String> events = List.of(event(newEventId(), "payment.succeeded", orderId, amount, "EUR"),
+                    event(newEventId(), "payment.succeeded", orderId, amount, "EUR"));
+
+            List<HttpResponse<byte[]>> deliveries = ConcurrentRequests.send(2, i -> deliver(events.get(i)));
+
+            assertThat(deliveries).extracting(HttpResponse::statusCode).containsOnly(200);
+            assertThat(deliveries).extracting(PaymentsHttpContract::text)
+                    .filteredOn(body -> body.contains("\"outcome\":\"applied\"")).hasSize(1);
+            assertThat(historyRows(orderId)).isEqualTo(1);
+            assertThat(outbox(orderId)).containsExactly("order.paid");
+        }
+
+        @Test
         void paymentArrivingAfterItsRefundLeavesTheOrderRefundedAndWritesNothing() throws Exception {
             long orderId = placeOrder();
             long amount = amountOf(orderId);
@@ -188,13 +223,13 @@ abstract class PaymentsHttpContract {
         @ParameterizedTest
         @ValueSource(strings = {"", "{", "not json", "[]", "null", "{\"id\": \"evt_0123456789abcdef\"}",
             "{\"id\":\"evt_0123456789abcdef\",\"type\":\"payment.succeeded\",\"created\":\"yesterday\","
-                    + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"order-1\",\"amount\":100,\"currency\":\"EUR\"}}",
+                + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"order-1\",\"amount\":100,\"currency\":\"EUR\"}}",
             "{\"id\":\"evt_0123456789abcdef\",\"type\":\"payment.succeeded\",\"created\":\"2026-12-01T10:00:00Z\","
-                    + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"order-1\",\"amount\":1.5,\"currency\":\"EUR\"}}",
+                + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"order-1\",\"amount\":1.5,\"currency\":\"EUR\"}}",
             "{\"id\":\"evt_0123456789abcdef\",\"type\":\"payment.succeeded\",\"created\":\"2026-12-01T10:00:00Z\","
-                    + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"1\",\"amount\":100,\"currency\":\"EUR\"}}",
+                + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"1\",\"amount\":100,\"currency\":\"EUR\"}}",
             "{\"id\":\"not-an-event-id\",\"type\":\"payment.succeeded\",\"created\":\"2026-12-01T10:00:00Z\","
-                    + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"order-1\",\"amount\":100,\"currency\":\"EUR\"}}"})
+                + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"order-1\",\"amount\":100,\"currency\":\"EUR\"}}"})
         void signedBodyThatIsNoPaymentEventIsA400Problem(String body) throws Exception {
             HttpResponse<byte[]> response = deliver(body);
 
@@ -241,7 +276,8 @@ abstract class PaymentsHttpContract {
             long accountId = newAccount("acme", 10_000);
             debit("alice", accountId, newKey(), "{\"amount\": 100, \"expectedVersion\": 0}");
 
-            HttpResponse<byte[]> stale = debit("alice", accountId, newKey(), "{\"amount\": 100, \"expectedVersion\": 0}");
+            HttpResponse<byte[]> stale = debit("alice", accountId, newKey(),
+                    "{\"amount\": 100, \"expectedVersion\": 0}");
 
             assertProblem(stale, 409, "stale-version");
             assertThat(text(stale)).contains("\"currentVersion\":1");

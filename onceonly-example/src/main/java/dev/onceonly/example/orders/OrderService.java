@@ -103,6 +103,7 @@ public class OrderService {
 
     private static Order order(ResultSet row, int rowNum) throws SQLException {
         return new Order(row.getLong("id"), row.getString("order_no"), row.getLong("sku_id"), row.getInt("quantity"),
-                row.getLong("amount"), row.getString("currency"), OrderStatus.valueOf(row.getString("status")), row.getTimestamp("created_at").toInstant());
+                row.getLong("amount"), row.getString("currency"), OrderStatus.valueOf(row.getString("status")),
+                row.getTimestamp("created_at").toInstant());
     }
 }

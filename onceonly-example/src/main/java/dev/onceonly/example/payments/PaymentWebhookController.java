@@ -98,7 +98,7 @@ class PaymentWebhookController {
         }
         String detail = switch (verdict) {
             case MISSING -> "The " + SIGNATURE_HEADER + " header is missing";
-            case EXPIRED -> "The signature's timestamp is outside the tolerance; a delivery is not accepted again later";
+            case EXPIRED -> "The signature's timestamp is outside the tolerance: a delivery is not accepted later";
             default -> "The signature does not match the body";
         };
         ErrorResponseException problem = problems.of(HttpStatus.UNAUTHORIZED, "invalid-payment-signature",
