@@ -12,16 +12,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -130,7 +124,7 @@ abstract class OrdersHttpContract {
         String key = newKey();
         int before = orders("acme bob");
 
-        List<HttpResponse<byte[]>> responses = concurrently(20, i -> post("bob", List.of(key), ORDER));
+        List<HttpResponse<byte[]>> responses = ConcurrentRequests.send(20, i -> post("bob", List.of(key), ORDER));
 
         assertThat(orders("acme bob")).isEqualTo(before + 1);
         HttpResponse<byte[]> created = responses.stream().filter(r -> r.statusCode() == 201).findFirst().orElseThrow();
@@ -296,7 +290,7 @@ abstract class OrdersHttpContract {
         int before = orders("acme bob");
         int carolBefore = orders("globex carol");
 
-        List<HttpResponse<byte[]>> responses = concurrently(stormSize + others, i -> i < stormSize
+        List<HttpResponse<byte[]>> responses = ConcurrentRequests.send(stormSize + others, i -> i < stormSize
                 ? post("bob", List.of(stormKey), ORDER)
                 : post("carol", List.of(newKey()), ORDER));
 
@@ -329,31 +323,6 @@ abstract class OrdersHttpContract {
         assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(text(response)).contains("\"type\":\"" + PROBLEMS + type + "\"").contains("\"status\":" + status)
                 .doesNotContain("Exception");
-    }
-
-    @FunctionalInterface
-    interface Call {
-        HttpResponse<byte[]> send(int index) throws Exception;
-    }
-
-    private static List<HttpResponse<byte[]>> concurrently(int count, Call call) throws Exception {
-        CountDownLatch start = new CountDownLatch(1);
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<HttpResponse<byte[]>>> futures = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                int index = i;
-                futures.add(threads.submit(() -> {
-                    start.await();
-                    return call.send(index);
-                }));
-            }
-            start.countDown();
-            List<HttpResponse<byte[]>> responses = new ArrayList<>();
-            for (Future<HttpResponse<byte[]>> future : futures) {
-                responses.add(future.get(120, TimeUnit.SECONDS));
-            }
-            return responses;
-        }
     }
 
     HttpResponse<byte[]> post(String user, List<String> keys, String body) throws Exception {

@@ -21,30 +21,41 @@ import org.springframework.stereotype.Service;
 @Service
 public class OrderService {
 
-    private static final String SELECT = "SELECT id, order_no, sku_id, quantity, status, created_at FROM orders";
+    /**
+     * The demo's price list: every product costs 12.50 EUR. Migration V2 priced the orders placed before it the
+     * same way.
+     */
+    static final long UNIT_PRICE = 1250;
+    static final String CURRENCY = "EUR";
+
+    private static final String SELECT = "SELECT id, order_no, sku_id, quantity, amount, currency, status, created_at"
+            + " FROM orders";
 
     private final JdbcClient jdbc;
     private final OrderNumbers orderNumbers;
     private final ApplicationEventPublisher events;
-    private final Clock clock = Clock.systemUTC();
+    private final Clock clock;
 
-    public OrderService(JdbcClient jdbc, OrderNumbers orderNumbers, ApplicationEventPublisher events) {
+    public OrderService(JdbcClient jdbc, OrderNumbers orderNumbers, ApplicationEventPublisher events, Clock clock) {
         this.jdbc = jdbc;
         this.orderNumbers = orderNumbers;
         this.events = events;
+        this.clock = clock;
     }
 
     public Order place(String owner, CreateOrderRequest request) {
         String orderNo = orderNumbers.next();
         Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        long amount = request.quantity() * UNIT_PRICE;
         KeyHolder keys = new GeneratedKeyHolder();
-        jdbc.sql("INSERT INTO orders (owner, order_no, sku_id, quantity, status, created_at)"
-                        + " VALUES (?, ?, ?, ?, ?, ?)")
-                .params(owner, orderNo, request.skuId(), request.quantity(), OrderStatus.PENDING_PAYMENT.name(),
-                        Timestamp.from(now))
+        jdbc.sql("INSERT INTO orders (owner, order_no, sku_id, quantity, amount, currency, status, created_at)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                .params(owner, orderNo, request.skuId(), request.quantity(), amount, CURRENCY,
+                        OrderStatus.PENDING_PAYMENT.name(), Timestamp.from(now))
                 .update(keys, "id");
         long id = keys.getKeyAs(Number.class).longValue();
-        Order order = new Order(id, orderNo, request.skuId(), request.quantity(), OrderStatus.PENDING_PAYMENT, now);
+        Order order = new Order(id, orderNo, request.skuId(), request.quantity(), amount, CURRENCY,
+                OrderStatus.PENDING_PAYMENT, now);
         events.publishEvent(new OrderPlaced(order, owner));
         return order;
     }
@@ -64,8 +75,35 @@ public class OrderService {
                 .list();
     }
 
+    /**
+     * The order {@code orderId} whoever owns it, for events of the payment provider, which knows orders by id only.
+     */
+    public Optional<Order> findForPayment(long orderId) {
+        return jdbc.sql(SELECT + " WHERE id = ?")
+                .param(orderId)
+                .query(OrderService::order)
+                .optional();
+    }
+
+    /**
+     * Moves the order from {@code from} to {@code to} if it still is in {@code from}: a compare-and-set, so of two
+     * events racing for one transition exactly one moves the order.
+     *
+     * @return whether this call moved it
+     * @throws IllegalArgumentException if the state machine does not allow the transition
+     */
+    public boolean transition(long orderId, OrderStatus from, OrderStatus to) {
+        if (!from.allows(to)) {
+            throw new IllegalArgumentException("an order never moves from " + from + " to " + to);
+        }
+        return jdbc.sql("UPDATE orders SET status = ? WHERE id = ? AND status = ?")
+                .params(to.name(), orderId, from.name())
+                .update() == 1;
+    }
+
     private static Order order(ResultSet row, int rowNum) throws SQLException {
         return new Order(row.getLong("id"), row.getString("order_no"), row.getLong("sku_id"), row.getInt("quantity"),
-                OrderStatus.valueOf(row.getString("status")), row.getTimestamp("created_at").toInstant());
+                row.getLong("amount"), row.getString("currency"), OrderStatus.valueOf(row.getString("status")),
+                row.getTimestamp("created_at").toInstant());
     }
 }

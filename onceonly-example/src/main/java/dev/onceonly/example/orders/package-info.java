@@ -1,4 +1,4 @@
-/** The orders API. */
+/** The orders API and the order state machine that payments move on. */
 @NullMarked
 package dev.onceonly.example.orders;
 

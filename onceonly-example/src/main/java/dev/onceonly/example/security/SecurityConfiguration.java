@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.core.Authentication;
@@ -15,7 +16,8 @@ import org.springframework.security.web.SecurityFilterChain;
 
 /**
  * HTTP Basic for the API, stateless (no session, no CSRF token: clients send credentials with every request).
- * The API docs and health are open.
+ * The API docs and health are open, and so is the payment provider's webhook: no user sends it, and its
+ * signature, checked by the webhook itself, is what authenticates it.
  */
 @Configuration(proxyBeanMethods = false)
 public class SecurityConfiguration {
@@ -26,6 +28,7 @@ public class SecurityConfiguration {
                 .authorizeHttpRequests(requests -> requests
                         .requestMatchers("/v3/api-docs/**", "/swagger-ui/**", "/swagger-ui.html",
                                 "/actuator/health", "/error").permitAll()
+                        .requestMatchers(HttpMethod.POST, "/api/webhooks/payments").permitAll()
                         .anyRequest().authenticated())
                 .httpBasic(basic -> { })
                 .csrf(csrf -> csrf.disable())
@@ -60,9 +63,18 @@ public class SecurityConfiguration {
 
     /** The owner of the authenticated request. */
     public static String owner(Authentication authentication) {
+        return tenantUser(authentication).owner();
+    }
+
+    /** The tenant of the authenticated request, which owns accounts. */
+    public static String tenant(Authentication authentication) {
+        return tenantUser(authentication).tenant();
+    }
+
+    private static TenantUser tenantUser(Authentication authentication) {
         if (authentication != null && authentication.getPrincipal() instanceof TenantUser user) {
-            return user.owner();
+            return user;
         }
-        throw new IllegalStateException("orders are only served to authenticated tenant users");
+        throw new IllegalStateException("the API is only served to authenticated tenant users");
     }
 }

@@ -1,4 +1,4 @@
-/** Problem details for the errors the container and the error page answer, outside any handler. */
+/** Problem details: the service's own problem types, and the errors the container and the error page answer. */
 @NullMarked
 package dev.onceonly.example.web;
 
