@@ -43,12 +43,15 @@ public final class AsynchronousOperations {
 
     /**
      * Accepts the operation of {@code scope} unless it was accepted before, in a transaction of the engine's: the
-     * record and the task commit together, and the workers look for it as soon as it committed.
+     * record and the task commit together, and the workers look for it as soon as it committed. Call it outside
+     * any transaction: the record and the task are the whole of the request's effect, and the worker's writes
+     * happen in transactions of their own.
      *
      * @param scope owner, operation (the name of a registered {@link AsynchronousOperation}) and key as sent
      * @param payload what the worker needs, stored as JSON until the operation finished
      * @throws dev.onceonly.IdempotencyKeyReusedException if the key was used for another request in this scope
      * @throws dev.onceonly.IdempotencyStoreException if the database is unreachable (nothing was accepted)
+     * @throws dev.onceonly.IdempotencyConfigurationException if called inside a transaction
      */
     public Submission<StoredResponse> submit(IdempotencyScope scope, Fingerprint fingerprint, Object payload) {
         String data = json.writeValueAsString(payload);
