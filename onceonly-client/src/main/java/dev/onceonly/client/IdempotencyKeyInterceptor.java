@@ -24,8 +24,9 @@ import org.springframework.http.client.ClientHttpResponse;
  * {@link RetryPolicy}. Whether the answer was a replay is in its headers ({@link #wasReplayed(HttpHeaders)}); the key
  * and the attempts of each call go to the listener given with {@link #withListener(Consumer)}.
  *
- * <p>Put it last among the interceptors, so that each attempt runs the ones after it again and those before it once.
- * The interceptor chain buffers the request body, so every attempt sends the same bytes. An attempt that ends in an
+ * <p>Interceptors registered after this one run again on every attempt, those before it once; register it before
+ * any that must see each attempt (such as one that adds a fresh access token). The interceptor chain buffers the
+ * request body, so every attempt sends the same bytes. An attempt that ends in an
  * I/O failure reaches the caller, after the last attempt, as RestClient's {@code ResourceAccessException}.
  *
  * <p>Thread safe.
@@ -68,8 +69,8 @@ public final class IdempotencyKeyInterceptor implements ClientHttpRequestInterce
 
     /**
      * An interceptor like this one that also reports every answered call, with its key and attempts, before the
-     * answer goes back to RestClient (for logs and metrics; it should not read the body). Calls that end in an I/O
-     * failure are not reported.
+     * answer goes back to RestClient (for logs and metrics; it should neither read the body nor throw). Calls that
+     * end in an I/O failure are not reported.
      *
      * @param listener called on the calling thread
      * @return a new interceptor with the same policy
