@@ -5,7 +5,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
 /** The contract on the JDK HttpClient. */
-class RetryingHttpClientTest extends IdempotentClientContract {
+class RetryingHttpClientIT extends IdempotentClientContract {
 
     private final HttpClient httpClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 

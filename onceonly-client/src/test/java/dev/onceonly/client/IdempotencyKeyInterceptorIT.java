@@ -14,7 +14,7 @@ import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
 
 /** The contract on Spring's RestClient over the JDK request factory. */
-class IdempotencyKeyInterceptorTest extends IdempotentClientContract {
+class IdempotencyKeyInterceptorIT extends IdempotentClientContract {
 
     @Override
     protected Answer call(RetryPolicy policy, Call call) {
