@@ -1,12 +1,9 @@
 package dev.onceonly;
 
 import dev.onceonly.internal.ReplayCache;
-import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
-import dev.onceonly.spi.RecordState;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,30 +32,36 @@ import org.slf4j.LoggerFactory;
  *       runs out, then {@link RequestInProgressException}.</li>
  * </ol>
  *
- * <p>Two {@linkplain IdempotencyMode modes}:
+ * <p>Two {@linkplain IdempotencyMode modes} for {@code execute}, and {@link #submit}/{@link #resume} for work a
+ * worker runs later:
  * <ul>
  *   <li><b>Transactional</b> (needs a {@link TransactionRunner}): claim, work and completion run in one
  *       transaction, so they commit or roll back together; a retryable outcome or an exception rolls back the
  *       claim with the business writes. A duplicate blocks in the database on the uncommitted claim for at most
  *       the remaining wait; a claim the database gave up on (lock timeout, deadlock victim) is tried again in a
  *       new transaction while the wait lasts. For short requests against one database.</li>
- *   <li><b>Leased</b> (no transaction): the claim commits at once with a lease, the work runs outside any
- *       transaction, and a fenced completion stores the outcome. An attempt whose lease ran out may be taken
- *       over by a retry; the stale attempt's completion is then refused. For work that calls other systems:
- *       pass the idempotency key on to them, so a takeover cannot repeat their effect. Choose a lease longer
- *       than the work's longest run.</li>
+ *   <li><b>Leased</b> (no transaction): the claim commits at once with a lease, which a heartbeat renews while
+ *       the work runs outside any transaction; a fenced completion stores the outcome. An attempt whose lease
+ *       ran out (its process died or stalled) may be taken over by a retry; the stale attempt's completion is
+ *       then refused and it answers with its successor's outcome. For work that calls other systems: pass
+ *       {@link Attempt#downstreamKey} on to them, so a takeover cannot repeat their effect. A retryable outcome
+ *       backs off by the {@link RetryPolicy}, which ends the record final after its last attempt.</li>
+ *   <li><b>Asynchronous</b> ({@link #submit}, {@link #resume}): a short transaction stores the record and a
+ *       worker's task; the worker runs leased attempts until the record has its outcome.</li>
  * </ul>
  *
- * <p>With a wait, duplicates of an attempt that runs in this process wait for it in memory, without touching the
- * store or holding a connection, then ask the store like any duplicate; duplicates in other processes are kept
- * apart by the store alone.
+ * <p>Duplicates of an attempt that runs in this process wait for it in memory (for at most the wait), without
+ * touching the store or holding a connection, and are refused while it still runs: they never take it over. Once
+ * it ended they ask the store like any duplicate; duplicates in other processes are kept apart by the store
+ * alone.
  *
  * <p>If the store is unreachable when claiming, {@link IdempotencyStoreException} is thrown and the work does not
  * run. Exceptions from the work are rethrown after the key was released for a retry, except an
  * {@link OutcomeUnknownException}, whose outcome is stored as final first (and which is rethrown all the same if
  * that fails, since the work may go on). Nothing here logs or keeps a request body. Immutable and thread-safe.
  *
- * <p>The modes live in {@link LeasedAttempts} and {@link TransactionalAttempts}, sharing {@link Records}; this
+ * <p>The modes live in {@link LeasedAttempts}, {@link TransactionalAttempts} and {@link AsynchronousAttempts},
+ * sharing {@link Records}; this
  * class keeps the public API, the wait for an attempt of this process and the polling loop.
  */
 public final class IdempotencyEngine {
@@ -75,8 +78,8 @@ public final class IdempotencyEngine {
     private final Records records;
     /** This engine's mode at work. */
     private final Attempts attempts;
-    /** Leased attempts, which {@link #resume} runs in every mode. */
-    private final LeasedAttempts leased;
+    /** Operations run by workers, whose attempts are leased in every mode. */
+    private final AsynchronousAttempts asynchronous;
 
     IdempotencyEngine(IdempotencyEngineBuilder settings) {
         this.settings = settings;
@@ -87,9 +90,11 @@ public final class IdempotencyEngine {
                 : new ReplayCache(settings.clock, settings.replayCacheTimeToLive, settings.replayCacheMaxBytes);
         this.records = new Records(settings.leaseDuration, settings.retention, replays);
         TransactionRunner runner = settings.transactions;
-        this.leased = new LeasedAttempts(store, settings.clock, records, settings.outcomePolicy, settings.retryPolicy,
-                settings.heartbeats != null ? settings.heartbeats : DefaultHeartbeats.SCHEDULER,
+        LeasedAttempts leased = new LeasedAttempts(store, settings.clock, records, settings.outcomePolicy,
+                settings.retryPolicy, settings.heartbeats != null ? settings.heartbeats : DefaultHeartbeats.SCHEDULER,
                 settings.pollInterval, settings.exhaustedOutcome);
+        this.asynchronous = new AsynchronousAttempts(store, settings.clock, records, leased, settings.waitTimeout,
+                settings.retryAfter);
         this.attempts = mode == IdempotencyMode.TRANSACTIONAL && runner != null
                 ? new TransactionalAttempts(runner, store, settings.clock, records, settings.outcomePolicy)
                 : leased;
@@ -186,38 +191,7 @@ public final class IdempotencyEngine {
                     + "TransactionRunner, so that the record and the worker's task commit together",
                     "Set transactions(…) on the engine builder (the JDBC store's SpringTransactionRunner)");
         }
-        IdempotencyScope stored = settings.keyStorage.stored(scope);
-        return runner.inTransaction(() -> {
-            Instant now = settings.clock.instant();
-            IdempotencyRecord existing = store.find(stored).filter(record -> !record.isExpired(now)).orElse(null);
-            if (existing != null) {
-                return answerDuplicate(stored, fingerprint, existing, codec, enqueue);
-            }
-            ClaimResult claim = store.claim(records.queuedClaimRequest(stored, fingerprint, now,
-                    settings.waitTimeout), now);
-            return switch (claim) {
-                case ClaimResult.Claimed claimed -> {
-                    enqueue.accept(stored);
-                    log.debug("Accepted: operation={} key={}", stored.operation(), stored.key());
-                    yield new Submission.Accepted<>(store.find(stored).orElseThrow(() -> new IdempotencyStoreException(
-                            "The store lost the record of operation '" + stored.operation() + "' it just claimed")),
-                            true);
-                }
-                case ClaimResult.Duplicate duplicate -> answerDuplicate(stored, fingerprint, duplicate.record(), codec,
-                        enqueue);
-                case ClaimResult.Locked ignored -> throw RequestInProgressException.of(stored, settings.retryAfter);
-            };
-        });
-    }
-
-    private <T> Submission<T> answerDuplicate(IdempotencyScope stored, Fingerprint fingerprint,
-            IdempotencyRecord record, OutcomeCodec<T> codec, Consumer<IdempotencyScope> enqueue) {
-        IdempotentResult<T> finished = records.replayOrWait(stored, fingerprint, record, codec);
-        if (finished != null) {
-            return new Submission.Finished<>(finished);
-        }
-        enqueue.accept(stored);
-        return new Submission.Accepted<>(record, false);
+        return asynchronous.submit(runner, settings.keyStorage.stored(scope), fingerprint, codec, enqueue);
     }
 
     /**
@@ -235,32 +209,7 @@ public final class IdempotencyEngine {
             IdempotentWork<T, ? extends Exception> work) {
         Objects.requireNonNull(codec, "codec");
         Objects.requireNonNull(work, "work");
-        IdempotencyRecord record = store.find(storedScope).orElse(null);
-        Instant now = settings.clock.instant();
-        if (record == null || record.isExpired(now) || record.state().isTerminal()) {
-            return new Resumption.Done();
-        }
-        if (record.isClaimableBy(record.fingerprint(), now)) {
-            try {
-                leased.attempt(storedScope, record.fingerprint(), codec, work, Duration.ZERO);
-            } catch (IdempotencyStoreException unreachable) {
-                throw unreachable;
-            } catch (Exception failed) {
-                log.warn("Attempt at operation={} key={} failed ({})", storedScope.operation(), storedScope.key(),
-                        failed.getClass().getSimpleName());
-            }
-        }
-        return nextStep(storedScope);
-    }
-
-    private Resumption nextStep(IdempotencyScope storedScope) {
-        Instant now = settings.clock.instant();
-        IdempotencyRecord record = store.find(storedScope).orElse(null);
-        if (record == null || record.state().isTerminal()) {
-            return new Resumption.Done();
-        }
-        Instant at = record.state() == RecordState.PROCESSING ? record.leaseExpiresAt() : record.nextAttemptAt();
-        return new Resumption.RetryAt(at == null || at.isBefore(now) ? now : at);
+        return asynchronous.resume(storedScope, codec, work);
     }
 
     /** Purges up to {@code limit} records expired by this engine's clock through its store; returns how many. */
