@@ -4,8 +4,10 @@ import dev.onceonly.OutcomePolicy.Decision;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.RecordState;
 import dev.onceonly.spi.Release;
 import java.time.Clock;
 import java.time.Duration;
@@ -42,10 +44,26 @@ record LeasedAttempts(IdempotencyStore store, Clock clock, Records records, Outc
         ClaimResult claim = store.claim(request, now);
         return switch (claim) {
             case ClaimResult.Claimed claimed -> runLeased(scope, fingerprint, claimed, request, codec, work);
-            case ClaimResult.Duplicate duplicate -> records.replayOrWait(scope, fingerprint, duplicate.record(),
-                    codec);
+            case ClaimResult.Duplicate duplicate -> {
+                refuseWhileBackingOff(scope, fingerprint, duplicate.record(), now);
+                yield records.replayOrWait(scope, fingerprint, duplicate.record(), codec);
+            }
             case ClaimResult.Locked ignored -> null;
         };
+    }
+
+    /**
+     * A retry that comes before the record's backoff passed is told at once when to come back: waiting would
+     * not help, as no attempt runs.
+     */
+    private static void refuseWhileBackingOff(IdempotencyScope scope, Fingerprint fingerprint,
+            IdempotencyRecord record, Instant now) {
+        Instant nextAttemptAt = record.nextAttemptAt();
+        if (record.state() == RecordState.FAILED_RETRYABLE && nextAttemptAt != null && nextAttemptAt.isAfter(now)
+                && fingerprint.matches(record.fingerprint())) {
+            log.debug("Backing off: operation={} key={} until {}", scope.operation(), scope.key(), nextAttemptAt);
+            throw RequestInProgressException.of(scope, Duration.between(now, nextAttemptAt));
+        }
     }
 
     /**

@@ -178,10 +178,13 @@ class LeasedAttemptsTest {
         assertThat(first.state()).isEqualTo(RecordState.FAILED_RETRYABLE);
         assertThat(first.failures()).isEqualTo(1);
         assertThat(first.nextAttemptAt()).isEqualTo(clock.instant().plusSeconds(10));
+        clock.advance(Duration.ofSeconds(4));
         assertThatThrownBy(() -> engine.execute(scope, request(), WITH_STATUS, failing))
-                .as("a retry within the backoff").isInstanceOf(RequestInProgressException.class);
+                .as("a retry within the backoff is told when it ends")
+                .isInstanceOfSatisfying(RequestInProgressException.class,
+                        e -> assertThat(e.retryAfter()).isEqualTo(Duration.ofSeconds(6)));
 
-        clock.advance(Duration.ofSeconds(10));
+        clock.advance(Duration.ofSeconds(6));
         assertThat(engine.execute(scope, request(), WITH_STATUS, failing).value()).endsWith("call 2");
         assertThat(store.find(scope).orElseThrow().nextAttemptAt()).isEqualTo(clock.instant().plusSeconds(20));
 
