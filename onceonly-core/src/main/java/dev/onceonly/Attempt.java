@@ -1,10 +1,8 @@
 package dev.onceonly;
 
+import dev.onceonly.internal.PartsDigest;
 import dev.onceonly.spi.LeaseToken;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HexFormat;
 import java.util.Objects;
@@ -69,21 +67,10 @@ public final class Attempt {
      */
     public String downstreamKey(String step) {
         Objects.requireNonNull(step, "step");
-        MessageDigest sha256;
-        try {
-            sha256 = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("Every Java platform provides SHA-256", e);
-        }
-        // Length-prefixed parts, so that no two different scopes and steps can spell the same input.
-        for (String part : new String[] {scope.owner(), scope.operation(), scope.key().value(), step}) {
-            byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-            sha256.update(ByteBuffer.allocate(Integer.BYTES).putInt(bytes.length).array());
-            sha256.update(bytes);
-        }
-        long createdMicros = ChronoUnit.MICROS.between(java.time.Instant.EPOCH, token.createdAt());
-        sha256.update(ByteBuffer.allocate(Long.BYTES).putLong(createdMicros).array());
-        return HEX.formatHex(sha256.digest(), 0, DOWNSTREAM_KEY_BYTES);
+        long createdMicros = ChronoUnit.MICROS.between(Instant.EPOCH, token.createdAt());
+        byte[] digest = PartsDigest.sha256(scope.owner(), scope.operation(), scope.key().value(),
+                Long.toString(createdMicros), step);
+        return HEX.formatHex(digest, 0, DOWNSTREAM_KEY_BYTES);
     }
 
     /**

@@ -2,10 +2,7 @@ package dev.onceonly.spring.boot.async;
 
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import dev.onceonly.internal.PartsDigest;
 import java.util.Base64;
 
 /**
@@ -26,21 +23,10 @@ record OperationTask(String owner, String operation, String key, String payload)
 
     /**
      * The task's id, one per scope: a digest, because the scope's parts may be longer than the queue's 100
-     * characters; length-prefixed so that no two scopes spell the same input.
+     * characters.
      */
     String instanceId() {
-        MessageDigest sha256;
-        try {
-            sha256 = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("Every Java platform provides SHA-256", e);
-        }
-        for (String part : new String[] {owner, operation, key}) {
-            byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-            sha256.update(ByteBuffer.allocate(Integer.BYTES).putInt(bytes.length).array());
-            sha256.update(bytes);
-        }
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(sha256.digest());
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(PartsDigest.sha256(owner, operation, key));
     }
 
     /** Names the operation only: the owner and key are the client's, and the payload may be personal data. */
