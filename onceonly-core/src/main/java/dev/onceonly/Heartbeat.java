@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,23 +32,29 @@ final class Heartbeat {
     private volatile Instant confirmedUntil;
     private volatile boolean refused;
     private volatile boolean stopped;
-    private final ScheduledFuture<?> beats;
+    /** Set right after scheduling; a beat that runs before sees {@code null} and cannot cancel itself. */
+    private volatile @Nullable ScheduledFuture<?> beats;
 
-    private Heartbeat(IdempotencyStore store, Clock clock, ScheduledExecutorService scheduler,
-            IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt, Duration leaseDuration) {
+    private Heartbeat(IdempotencyStore store, Clock clock, IdempotencyScope scope, LeaseToken token,
+            Instant leaseExpiresAt, Duration leaseDuration) {
         this.store = store;
         this.clock = clock;
         this.scope = scope;
         this.token = token;
         this.leaseDuration = leaseDuration;
         this.confirmedUntil = leaseExpiresAt;
+    }
+
+    private void schedule(ScheduledExecutorService scheduler) {
         long period = Math.max(1, leaseDuration.toMillis() / 3);
-        this.beats = scheduler.scheduleAtFixedRate(this::beat, period, period, TimeUnit.MILLISECONDS);
+        beats = scheduler.scheduleAtFixedRate(this::beat, period, period, TimeUnit.MILLISECONDS);
     }
 
     static Heartbeat start(IdempotencyStore store, Clock clock, ScheduledExecutorService scheduler,
             IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt, Duration leaseDuration) {
-        return new Heartbeat(store, clock, scheduler, scope, token, leaseExpiresAt, leaseDuration);
+        Heartbeat heartbeat = new Heartbeat(store, clock, scope, token, leaseExpiresAt, leaseDuration);
+        heartbeat.schedule(scheduler);
+        return heartbeat;
     }
 
     /** Whether the attempt may no longer own its record. */
@@ -68,7 +75,7 @@ final class Heartbeat {
             } else if (!stopped) {
                 // A beat that raced the attempt's own completion finds the record finished: no loss to report.
                 refused = true;
-                beats.cancel(false);
+                cancel();
                 log.warn("Lease lost: operation={} key={} attempt={} was taken over by a later attempt",
                         scope.operation(), scope.key(), token.attempt());
             }
@@ -82,6 +89,13 @@ final class Heartbeat {
     /** Stops renewing; the attempt is about to store its outcome. */
     void stop() {
         stopped = true;
-        beats.cancel(false);
+        cancel();
+    }
+
+    private void cancel() {
+        ScheduledFuture<?> scheduled = beats;
+        if (scheduled != null) {
+            scheduled.cancel(false);
+        }
     }
 }

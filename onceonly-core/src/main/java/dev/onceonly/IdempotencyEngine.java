@@ -56,7 +56,8 @@ import org.slf4j.LoggerFactory;
  * alone.
  *
  * <p>If the store is unreachable when claiming, {@link IdempotencyStoreException} is thrown and the work does not
- * run. Exceptions from the work are rethrown after the key was released for a retry, except an
+ * run. Exceptions from the work are rethrown after the attempt was recorded as failed (in transactional mode rolled
+ * back; in leased mode released for a retry after the backoff, or final on the policy's last attempt), except an
  * {@link OutcomeUnknownException}, whose outcome is stored as final first (and which is rethrown all the same if
  * that fails, since the work may go on). Nothing here logs or keeps a request body. Immutable and thread-safe.
  *
@@ -73,7 +74,7 @@ public final class IdempotencyEngine {
     private final IdempotencyStore store;
     private final IdempotencyMode mode;
     /** Attempts running in this process, for duplicates to wait on: they never take over a local attempt. */
-    private final ConcurrentMap<IdempotencyScope, CountDownLatch> inFlight = new ConcurrentHashMap<>();
+    private final ConcurrentMap<IdempotencyScope, CountDownLatch> inFlight;
     private final @Nullable ReplayCache replays;
     private final Records records;
     /** This engine's mode at work. */
@@ -85,6 +86,7 @@ public final class IdempotencyEngine {
         this.settings = settings;
         this.store = settings.store;
         this.mode = settings.resolvedMode();
+        this.inFlight = settings.sharedInFlight != null ? settings.sharedInFlight : new ConcurrentHashMap<>();
         this.replays = settings.replayCacheTimeToLive.isZero() ? null
                 : settings.sharedReplays != null ? settings.sharedReplays
                 : new ReplayCache(settings.clock, settings.replayCacheTimeToLive, settings.replayCacheMaxBytes);
@@ -92,7 +94,7 @@ public final class IdempotencyEngine {
         TransactionRunner runner = settings.transactions;
         LeasedAttempts leased = new LeasedAttempts(store, settings.clock, records, settings.outcomePolicy,
                 settings.retryPolicy, settings.heartbeats != null ? settings.heartbeats : DefaultHeartbeats.SCHEDULER,
-                settings.pollInterval, settings.exhaustedOutcome);
+                settings.pollInterval, settings.retryAfter, settings.exhaustedOutcome);
         this.asynchronous = new AsynchronousAttempts(store, settings.clock, records, leased, settings.waitTimeout,
                 settings.retryAfter);
         this.attempts = mode == IdempotencyMode.TRANSACTIONAL && runner != null
@@ -108,8 +110,10 @@ public final class IdempotencyEngine {
     public IdempotencyEngineBuilder toBuilder() {
         IdempotencyEngineBuilder builder = settings.copy();
         builder.mode = mode;
-        // Variants (one per endpoint) share this engine's memory budget rather than adding their own.
+        // Variants (one per endpoint) share this engine's memory budget rather than adding their own, and its
+        // attempts running here, which none of them may take over.
         builder.sharedReplays = replays;
+        builder.sharedInFlight = inFlight;
         return builder;
     }
 
@@ -197,10 +201,10 @@ public final class IdempotencyEngine {
     /**
      * Runs the next attempt at an accepted operation, for the worker whose task {@link #submit} stored: takes the
      * record over as a leased attempt (renewed while {@code work} runs, fenced when it stores the outcome) unless
-     * it has finished, another attempt holds its lease, or it backs off after a failure. Whatever the work throws
+     * it has finished, another attempt holds its lease, or it backs off after a failure. An exception of the work
      * was already recorded as a failure (retryable, or final once the {@link RetryPolicy} is spent; an
-     * {@link OutcomeUnknownException} as its final outcome) and is logged by type only, never rethrown: the answer
-     * tells the worker what to do next.
+     * {@link OutcomeUnknownException} as its final outcome) and is logged by type only, not rethrown, unless it is
+     * an {@link IdempotencyStoreException} or an {@link Error}: the answer tells the worker what to do next.
      *
      * @param storedScope the scope as {@link #submit} gave it to {@code enqueue}
      * @throws IdempotencyStoreException if the store is unreachable; the worker tries again later
@@ -230,7 +234,7 @@ public final class IdempotencyEngine {
      * @throws RequestInProgressException if an earlier attempt is still running after the configured wait
      * @throws IdempotencyStoreException if the store is unreachable (the work did not run)
      * @throws OutcomeUnknownException if the work throws it; its outcome is then stored as final
-     * @throws X whatever else the work throws; the key is then free for a retry
+     * @throws X whatever else the work throws; the attempt then counts as failed (see {@link RetryPolicy})
      */
     public <T, X extends Exception> IdempotentResult<T> execute(IdempotencyScope scope, Fingerprint fingerprint,
             OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
@@ -245,8 +249,9 @@ public final class IdempotencyEngine {
         }
         long deadline = System.nanoTime() + settings.waitTimeout.toNanos();
         CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch earlier = inFlight.putIfAbsent(stored, running);
-        if (earlier != null) {
+        // Only a registered call asks the store, so that whatever it claims is known here while it runs.
+        for (CountDownLatch earlier = inFlight.putIfAbsent(stored, running); earlier != null;
+                earlier = inFlight.putIfAbsent(stored, running)) {
             if (!awaitLocalAttempt(earlier, deadline)) {
                 // Still running here: however long it takes, its lease is this process's to renew, never a
                 // duplicate's to take over.
@@ -254,7 +259,6 @@ public final class IdempotencyEngine {
                         stored.key());
                 throw RequestInProgressException.of(stored, settings.retryAfter);
             }
-            return attemptUntilDone(stored, fingerprint, codec, work, deadline);
         }
         try {
             return attemptUntilDone(stored, fingerprint, codec, work, deadline);

@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -39,6 +41,7 @@ public final class IdempotencyEngineBuilder implements Cloneable {
     Duration replayCacheTimeToLive = Duration.parse(IdempotencyDefaults.REPLAY_CACHE_TIME_TO_LIVE);
     long replayCacheMaxBytes = IdempotencyDefaults.REPLAY_CACHE_MAX_BYTES;
     @Nullable ReplayCache sharedReplays;
+    @Nullable ConcurrentMap<IdempotencyScope, CountDownLatch> sharedInFlight;
     KeyStorage keyStorage = KeyStorage.raw();
     RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
     @Nullable ScheduledExecutorService heartbeats;

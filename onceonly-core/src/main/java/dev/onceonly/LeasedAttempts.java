@@ -25,16 +25,22 @@ import org.slf4j.LoggerFactory;
  * the record FAILED_RETRYABLE with a backoff, or final once the {@link RetryPolicy} is spent. Immutable and
  * thread-safe.
  *
+ * @param retryAfter the hint for a caller whose attempt lost its record to one that is still running
  * @param exhausted the final outcome of a record whose last attempt threw instead of returning a result
  */
 record LeasedAttempts(IdempotencyStore store, Clock clock, Records records, OutcomePolicy outcomePolicy,
-        RetryPolicy retryPolicy, ScheduledExecutorService heartbeats, Duration pollInterval,
+        RetryPolicy retryPolicy, ScheduledExecutorService heartbeats, Duration pollInterval, Duration retryAfter,
         Function<IdempotencyScope, StoredResponse> exhausted) implements Attempts {
 
     /** The engine's category, which users configure. */
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
     /** Tries to store a leased outcome before giving up on a store outage. */
     private static final int COMPLETE_ATTEMPTS = 3;
+    /**
+     * How many attempts a record may reach per allowed failure before it ends final: attempts that crashed (their
+     * lease ran out) are taken over without counting as failures, up to this bound.
+     */
+    private static final int CRASHED_ATTEMPTS_PER_FAILURE = 2;
 
     @Override
     public <T, X extends Exception> @Nullable IdempotentResult<T> attempt(IdempotencyScope scope,
@@ -67,30 +73,45 @@ record LeasedAttempts(IdempotencyStore store, Clock clock, Records records, Outc
     }
 
     /**
-     * Returns {@code null} when the attempt lost its record to a later one that has not finished yet: the caller
-     * then waits for it like any duplicate.
+     * Runs the work under a heartbeat and stores its outcome. An attempt that lost its record answers with what
+     * the attempt that took over stored, or, while that one runs, as in progress: it never runs the work again.
      */
-    private <T, X extends Exception> @Nullable IdempotentResult<T> runLeased(IdempotencyScope scope,
+    private <T, X extends Exception> IdempotentResult<T> runLeased(IdempotencyScope scope,
             Fingerprint fingerprint, ClaimResult.Claimed claimed, ClaimRequest request, OutcomeCodec<T> codec,
             IdempotentWork<T, X> work) throws X {
         LeaseToken token = claimed.token();
-        Heartbeat heartbeat = Heartbeat.start(store, clock, heartbeats, scope, token, request.leaseExpiresAt(),
-                records.leaseDuration());
-        Attempt attempt = new Attempt(scope, token, claimed.failures(), heartbeat::isLost);
+        if (token.attempt() > CRASHED_ATTEMPTS_PER_FAILURE * retryPolicy.maxAttempts()) {
+            // Attempts that crashed count as no failure; one that kills its process every time must end all the same.
+            log.warn("Attempts exhausted: operation={} key={} reached attempt {} without an outcome; it is not run "
+                    + "again", scope.operation(), scope.key(), token.attempt());
+            StoredResponse outcome = exhausted.apply(scope);
+            store(scope, fingerprint, token, request.expiresAt(), Decision.FAILED_FINAL, outcome);
+            return new IdempotentResult<>(codec.decode(outcome), false);
+        }
+        Heartbeat heartbeat = null;
         T value;
         try {
+            heartbeat = Heartbeat.start(store, clock, heartbeats, scope, token, request.leaseExpiresAt(),
+                    records.leaseDuration());
+            Attempt attempt = new Attempt(scope, token, claimed.failures(), heartbeat::isLost);
             value = work.run(attempt);
         } catch (OutcomeUnknownException unknown) {
-            heartbeat.stop();
+            stopQuietly(heartbeat);
             store(scope, fingerprint, token, request.expiresAt(), Decision.FAILED_FINAL, unknown.outcome());
             throw unknown;
         } catch (LeaseLostException lost) {
-            heartbeat.stop();
-            log.debug("Work stopped after losing its lease: operation={} key={} attempt={}", scope.operation(),
-                    scope.key(), token.attempt());
-            return successorsOutcome(scope, fingerprint, codec);
+            if (heartbeat != null && heartbeat.isLost()) {
+                heartbeat.stop();
+                log.debug("Work stopped after losing its lease: operation={} key={} attempt={}", scope.operation(),
+                        scope.key(), token.attempt());
+                return afterLoss(scope, fingerprint, codec);
+            }
+            // Another attempt's loss, from work this one called: a failure of this attempt like any other.
+            stopQuietly(heartbeat);
+            fail(scope, fingerprint, token, claimed.failures(), request.expiresAt(), null);
+            throw lost;
         } catch (Throwable failure) {
-            heartbeat.stop();
+            stopQuietly(heartbeat);
             fail(scope, fingerprint, token, claimed.failures(), request.expiresAt(), null);
             throw failure;
         }
@@ -104,7 +125,22 @@ record LeasedAttempts(IdempotencyStore store, Clock clock, Records records, Outc
         boolean kept = decision == Decision.RETRYABLE
                 ? fail(scope, fingerprint, token, claimed.failures(), request.expiresAt(), response)
                 : store(scope, fingerprint, token, request.expiresAt(), decision, response);
-        return kept ? new IdempotentResult<>(value, false) : successorsOutcome(scope, fingerprint, codec);
+        return kept ? new IdempotentResult<>(value, false) : afterLoss(scope, fingerprint, codec);
+    }
+
+    private static void stopQuietly(@Nullable Heartbeat heartbeat) {
+        if (heartbeat != null) {
+            heartbeat.stop();
+        }
+    }
+
+    private <T> IdempotentResult<T> afterLoss(IdempotencyScope scope, Fingerprint fingerprint,
+            OutcomeCodec<T> codec) {
+        IdempotentResult<T> successors = successorsOutcome(scope, fingerprint, codec);
+        if (successors == null) {
+            throw RequestInProgressException.of(scope, retryAfter);
+        }
+        return successors;
     }
 
     /**

@@ -35,7 +35,7 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
      */
     ClaimRequest queuedClaimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant now, Duration lockWait) {
         return new ClaimRequest(scope, fingerprint, now, now.plus(leaseDuration).plus(retention.succeeded()),
-                lockWait, true);
+                lockWait, true, false);
     }
 
     /**

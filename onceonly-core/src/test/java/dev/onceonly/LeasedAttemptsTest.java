@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.memory.InMemoryIdempotencyStore;
+import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.RecordState;
 import java.nio.charset.StandardCharsets;
@@ -136,6 +137,58 @@ class LeasedAttemptsTest {
 
         assertThat(stopped).isEqualTo(new IdempotentResult<>("charged by attempt 2", true));
         assertThat(charges).hasValue(0);
+    }
+
+    @Test
+    void attemptThatLostItsLeaseToAStillRunningSuccessorIsAnsweredInProgressAndNeverRunsTwice() {
+        AtomicInteger runs = new AtomicInteger();
+
+        assertThatThrownBy(() -> here.execute(scope, request(), TEXT, attempt -> {
+            runs.incrementAndGet();
+            clock.advance(LEASE.plusSeconds(1));
+            // Another process takes the record over and is still at work when this attempt finishes.
+            store.claim(new ClaimRequest(scope, request(), clock.instant().plus(LEASE),
+                    clock.instant().plus(Duration.ofDays(1)), Duration.ZERO, false), clock.instant());
+            return "charged by attempt 1";
+        })).isInstanceOf(RequestInProgressException.class);
+
+        assertThat(runs).hasValue(1);
+        assertThat(store.find(scope).orElseThrow().attempt()).isEqualTo(2);
+    }
+
+    @Test
+    void leaseLostExceptionOfAnotherScopeIsThisAttemptsFailureNotItsLostLease() {
+        IdempotencyScope other = new IdempotencyScope("alice", "ship-order", scope.key());
+
+        assertThatThrownBy(() -> here.execute(scope, request(), TEXT, attempt -> {
+            throw LeaseLostException.of(other, 1);
+        })).isInstanceOf(LeaseLostException.class);
+
+        IdempotencyRecord record = store.find(scope).orElseThrow();
+        assertThat(record.state()).isEqualTo(RecordState.FAILED_RETRYABLE);
+        assertThat(record.failures()).isEqualTo(1);
+    }
+
+    @Test
+    void recordWhoseAttemptsKeepCrashingEndsFinalWithoutRunningAgain() {
+        IdempotencyEngine engine = engine().retryPolicy(new RetryPolicy(1, Duration.ZERO, Duration.ZERO)).build();
+        for (int crashed = 0; crashed < 2; crashed++) {
+            // An attempt that took the record and died with its process: its lease runs out, nothing is stored.
+            store.claim(new ClaimRequest(scope, request(), clock.instant().plus(LEASE),
+                    clock.instant().plus(Duration.ofDays(1)), Duration.ZERO, false), clock.instant());
+            clock.advance(LEASE.plusSeconds(1));
+        }
+
+        IdempotentResult<String> result = engine.execute(scope, request(), TEXT, attempt -> {
+            charges.incrementAndGet();
+            return "charged";
+        });
+
+        assertThat(charges).hasValue(0);
+        assertThat(result.value()).contains("attempts-exhausted");
+        IdempotencyRecord record = store.find(scope).orElseThrow();
+        assertThat(record.state()).isEqualTo(RecordState.FAILED_FINAL);
+        assertThat(record.response().status()).isEqualTo(500);
     }
 
     @Test

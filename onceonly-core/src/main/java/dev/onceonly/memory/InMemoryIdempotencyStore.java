@@ -37,7 +37,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         }
         AtomicReference<ClaimResult> result = new AtomicReference<>();
         records.compute(request.scope(), (scope, existing) -> {
-            if (existing != null && !existing.isClaimableBy(request.fingerprint(), now)) {
+            if (existing != null && !request.mayClaim(existing, now)) {
                 result.set(new ClaimResult.Duplicate(existing));
                 return existing;
             }

@@ -18,9 +18,23 @@ import java.util.Objects;
  * @param transactional {@code true} if the caller runs a transaction that the claim must join (transactional
  *     mode); {@code false} if the claim must commit on its own (leased mode). A store that cannot do what is asked
  *     throws {@link dev.onceonly.IdempotencyConfigurationException} rather than silently doing the other.
+ * @param takeOver whether the claim may take over a record of the same request that failed retryably or whose
+ *     lease ran out; {@code false} for the submission of an asynchronous operation, whose duplicates must leave
+ *     the record to its worker. An expired record is replaced either way.
  */
 public record ClaimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant leaseExpiresAt,
-        Instant expiresAt, Duration lockWait, boolean transactional) {
+        Instant expiresAt, Duration lockWait, boolean transactional, boolean takeOver) {
+
+    /** A claim that may take over, as every attempt's does. */
+    public ClaimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant leaseExpiresAt, Instant expiresAt,
+            Duration lockWait, boolean transactional) {
+        this(scope, fingerprint, leaseExpiresAt, expiresAt, lockWait, transactional, true);
+    }
+
+    /** Whether this claim may take {@code existing} over: the store's rule plus this claim's own. */
+    public boolean mayClaim(IdempotencyRecord existing, Instant now) {
+        return existing.isClaimableBy(fingerprint, now) && (takeOver || existing.isExpired(now));
+    }
 
     public ClaimRequest {
         Objects.requireNonNull(scope, "scope");

@@ -33,7 +33,8 @@ public interface IdempotencyStore {
      *   <li>a claim held by another uncommitted transaction for longer than the lock wait →
      *       {@link ClaimResult.Locked}.</li>
      * </ul>
-     * The rule is {@link IdempotencyRecord#isClaimableBy}. Of any number of concurrent claims on one scope, at
+     * The rule is {@link ClaimRequest#mayClaim}: {@link IdempotencyRecord#isClaimableBy}, and no take-over of a live
+     * record for a request that may not take over. Of any number of concurrent claims on one scope, at
      * most one is {@code Claimed} per attempt number.
      *
      * @throws IdempotencyStoreException if the store cannot be reached

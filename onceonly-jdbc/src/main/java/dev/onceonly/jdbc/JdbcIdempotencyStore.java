@@ -177,7 +177,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 continue; // purged or rolled back since the insert: try the insert again
             }
             IdempotencyRecord existing = found.get();
-            if (!existing.isClaimableBy(request.fingerprint(), now)) {
+            if (!request.mayClaim(existing, now)) {
                 return new ClaimResult.Duplicate(existing);
             }
             boolean fresh = existing.isExpired(now);

@@ -117,7 +117,7 @@ class MariaDbIdempotencyStoreIT extends IdempotencyStoreContract implements Held
             statement.execute(migration("V1__create_onceonly_record.sql").replace("CREATE TABLE onceonly_record",
                     "CREATE TABLE " + table));
             statement.execute(migration("V3__retry_count_and_backoff.sql").replace("ALTER TABLE onceonly_record",
-                    "ALTER TABLE " + table).replace("onceonly_record_failures_ck", table + "_failures_ck"));
+                    "ALTER TABLE " + table));
         }
     }
 

@@ -551,6 +551,32 @@ public abstract class IdempotencyStoreContract {
         }
 
         @Test
+        void claimThatMayNotTakeOverSeesAnExpiredLeaseOrARetryableFailureAsADuplicate() {
+            IdempotencyScope leased = newScope();
+            claim(leased, fingerprint("a"));
+            IdempotencyScope failed = newScope();
+            store.release(failed, claim(failed, fingerprint("a")), retryNow(), now());
+            clock.advance(LEASE.plusSeconds(1));
+
+            ClaimResult ofLeased = store.claim(submission(leased, fingerprint("a")), now());
+            ClaimResult ofFailed = store.claim(submission(failed, fingerprint("a")), now());
+
+            assertThat(ofLeased).isInstanceOfSatisfying(ClaimResult.Duplicate.class,
+                    d -> assertThat(d.record().attempt()).isEqualTo(1));
+            assertThat(ofFailed).isInstanceOfSatisfying(ClaimResult.Duplicate.class,
+                    d -> assertThat(d.record().state()).isEqualTo(RecordState.FAILED_RETRYABLE));
+        }
+
+        @Test
+        void claimThatMayNotTakeOverStillReplacesAnExpiredRecord() {
+            IdempotencyScope scope = newScope();
+            store.release(scope, claim(scope, fingerprint("a")), new Release(now(), now().plusSeconds(1)), now());
+            clock.advance(Duration.ofSeconds(1));
+
+            assertClaimed(store.claim(submission(scope, fingerprint("a")), now()), 2);
+        }
+
+        @Test
         void anotherFingerprintCannotTakeOverAnExpiredLease() {
             IdempotencyScope scope = newScope();
             claim(scope, fingerprint("a"));
@@ -820,6 +846,12 @@ public abstract class IdempotencyStoreContract {
             Duration lockWait) {
         return new ClaimRequest(scope, fingerprint, now.plus(LEASE), now.plus(LEASE).plus(RETENTION), lockWait,
                 false);
+    }
+
+    /** A claim that may not take a live record over, as an asynchronous operation's submission makes. */
+    protected ClaimRequest submission(IdempotencyScope scope, Fingerprint fingerprint) {
+        return new ClaimRequest(scope, fingerprint, now().plus(LEASE), now().plus(LEASE).plus(RETENTION),
+                Duration.ofSeconds(5), false, false);
     }
 
     /**
