@@ -1,7 +1,5 @@
 package dev.onceonly.spring.boot.async;
 
-import com.github.kagkarlsson.scheduler.Scheduler;
-import com.github.kagkarlsson.scheduler.task.Task;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyScope;
@@ -9,7 +7,6 @@ import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.Submission;
 import dev.onceonly.spi.IdempotencyRecord;
-import java.time.Clock;
 import java.util.Optional;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -27,18 +24,13 @@ import tools.jackson.databind.json.JsonMapper;
 public final class AsynchronousOperations {
 
     private final IdempotencyEngine engine;
-    private final Scheduler scheduler;
-    private final Task<OperationTask> task;
+    private final OperationQueue queue;
     private final JsonMapper json;
-    private final Clock clock;
 
-    AsynchronousOperations(IdempotencyEngine engine, Scheduler scheduler, Task<OperationTask> task, JsonMapper json,
-            Clock clock) {
+    AsynchronousOperations(IdempotencyEngine engine, OperationQueue queue, JsonMapper json) {
         this.engine = engine;
-        this.scheduler = scheduler;
-        this.task = task;
+        this.queue = queue;
         this.json = json;
-        this.clock = clock;
     }
 
     /**
@@ -56,14 +48,13 @@ public final class AsynchronousOperations {
     public Submission<StoredResponse> submit(IdempotencyScope scope, Fingerprint fingerprint, Object payload) {
         String data = json.writeValueAsString(payload);
         return engine.submit(scope, fingerprint, OutcomeCodec.identity(), stored -> {
-            OperationTask queued = OperationTask.of(stored, data);
-            scheduler.scheduleIfNotExists(task.instance(queued.instanceId(), queued), clock.instant());
+            queue.enqueue(OperationTask.of(stored, data));
             if (TransactionSynchronizationManager.isSynchronizationActive()) {
                 // The task becomes visible at commit; polling alone would find it only at its next round.
                 TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                     @Override
                     public void afterCommit() {
-                        scheduler.triggerCheckForDueExecutions();
+                        queue.lookNow();
                     }
                 });
             }

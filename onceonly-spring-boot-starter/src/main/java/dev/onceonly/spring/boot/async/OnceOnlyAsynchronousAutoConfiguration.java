@@ -21,7 +21,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import tools.jackson.databind.json.JsonMapper;
@@ -38,7 +37,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 @AutoConfiguration(after = {OnceOnlyAutoConfiguration.class, OnceOnlyJdbcAutoConfiguration.class},
         afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
-@ConditionalOnClass({Scheduler.class, JdbcDialect.class})
+@ConditionalOnClass({Scheduler.class, JdbcDialect.class, JsonMapper.class})
 @ConditionalOnBean({IdempotencyEngine.class, DataSource.class, JdbcDialect.class})
 @ConditionalOnBooleanProperty(name = "onceonly.enabled", matchIfMissing = true)
 public class OnceOnlyAsynchronousAutoConfiguration {
@@ -65,10 +64,9 @@ public class OnceOnlyAsynchronousAutoConfiguration {
      * Hands db-scheduler the data source wrapped so that a task scheduled inside a Spring transaction joins it;
      * the store and the transaction manager keep the plain one.
      */
-    @Bean(destroyMethod = "")
-    @ConditionalOnMissingBean
-    Scheduler onceonlyScheduler(DataSource dataSource, JdbcDialect dialect, Task<OperationTask> task,
-            ObjectProvider<JsonMapper> json, OnceOnlyProperties properties) {
+    @Bean
+    OperationQueue onceonlyOperationQueue(DataSource dataSource, JdbcDialect dialect, Task<OperationTask> task,
+            ObjectProvider<JsonMapper> json, ObjectProvider<Clock> clock, OnceOnlyProperties properties) {
         OnceOnlyProperties.Async async = properties.async();
         SchedulerBuilder builder = Scheduler.create(new TransactionAwareDataSourceProxy(dataSource),
                         List.<Task<?>>of(task))
@@ -85,40 +83,13 @@ public class OnceOnlyAsynchronousAutoConfiguration {
             // db-scheduler has no lock-and-fetch for MariaDB; its default picks with a version check instead.
             builder.alwaysPersistTimestampInUTC();
         }
-        return builder.build();
-    }
-
-    /** Starts the workers with the application and stops them, waiting for running operations, with it. */
-    @Bean
-    @ConditionalOnBooleanProperty(name = "onceonly.async.enabled", matchIfMissing = true)
-    SmartLifecycle onceonlySchedulerLifecycle(Scheduler scheduler) {
-        return new SmartLifecycle() {
-            private volatile boolean running;
-
-            @Override
-            public void start() {
-                scheduler.start();
-                running = true;
-            }
-
-            @Override
-            public void stop() {
-                scheduler.stop();
-                running = false;
-            }
-
-            @Override
-            public boolean isRunning() {
-                return running;
-            }
-        };
+        return new OperationQueue(builder.build(), task, clock.getIfAvailable(Clock::systemUTC), async.enabled());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    AsynchronousOperations asynchronousOperations(IdempotencyEngine engine, Scheduler scheduler,
-            Task<OperationTask> task, ObjectProvider<JsonMapper> json, ObjectProvider<Clock> clock) {
-        return new AsynchronousOperations(engine, scheduler, task, json.getIfAvailable(JsonMapper::new),
-                clock.getIfAvailable(Clock::systemUTC));
+    AsynchronousOperations asynchronousOperations(IdempotencyEngine engine, OperationQueue queue,
+            ObjectProvider<JsonMapper> json) {
+        return new AsynchronousOperations(engine, queue, json.getIfAvailable(JsonMapper::new));
     }
 }
