@@ -13,8 +13,9 @@ import dev.onceonly.StoredResponse;
  * {@link dev.onceonly.OutcomePolicy}): a success or a final rejection is stored and answered from then on; a
  * retryable one (5xx, 429) is tried again after the backoff, until the lease settings' maximum of attempts.
  *
- * @param <P> what a request hands its worker: a small record with ids, not a copy of the whole request (it is
- *     stored as JSON until the operation finished)
+ * @param <P> what a request hands its worker: a small record with ids, not a copy of the whole request. It is
+ *     stored as plain JSON in the task table until the operation finished, also when responses are encrypted at
+ *     rest: keep personal data and secrets out of it, and let the worker load them by id
  */
 public interface AsynchronousOperation<P> {
 
