@@ -3,14 +3,20 @@ package dev.onceonly.spring.boot.async;
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.task.Task;
 import java.time.Clock;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * The task queue of asynchronous operations: OnceOnly's own db-scheduler, on its own table, started and stopped
- * with the application (stopping waits for running operations up to {@code onceonly.async.shutdown-wait}). Not a
- * {@link Scheduler} bean, so that an application's own db-scheduler neither backs off for it nor is started twice.
+ * The task queue of asynchronous operations: OnceOnly's own db-scheduler, on its own table, started with the
+ * application, paused while it is stopped, and shut down (waiting for running operations up to
+ * {@code onceonly.async.shutdown-wait}) when it closes. Not a {@link Scheduler} bean, so that an application's own
+ * db-scheduler neither backs off for it nor is started twice.
+ *
+ * <p>A stopped context may be started again (Spring's test context cache does so), but a db-scheduler that was
+ * stopped cannot: its executors are gone. So stopping only pauses it (it picks no further task; running ones go
+ * on), and it is stopped for good once, when the bean is destroyed.
  */
-final class OperationQueue implements SmartLifecycle {
+final class OperationQueue implements SmartLifecycle, DisposableBean {
 
     private final Scheduler scheduler;
     private final Task<OperationTask> task;
@@ -39,18 +45,31 @@ final class OperationQueue implements SmartLifecycle {
     }
 
     @Override
-    public void start() {
-        if (runsWorkers) {
+    public synchronized void start() {
+        if (!runsWorkers) {
+            return;
+        }
+        if (scheduler.getSchedulerState().isStarted()) {
+            scheduler.resume();
+        } else {
             scheduler.start();
-            running = true;
+        }
+        running = true;
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (running) {
+            scheduler.pause();
+            running = false;
         }
     }
 
     @Override
-    public void stop() {
-        if (running) {
+    public synchronized void destroy() {
+        running = false;
+        if (scheduler.getSchedulerState().isStarted()) {
             scheduler.stop();
-            running = false;
         }
     }
 
