@@ -1,5 +1,7 @@
 package dev.onceonly;
 
+import dev.onceonly.internal.PartsDigest;
+import java.util.Base64;
 import java.util.Objects;
 
 /**
@@ -22,6 +24,16 @@ public record IdempotencyScope(String owner, String operation, IdempotencyKey ke
 
     public static IdempotencyScope of(String owner, String operation, IdempotencyKey key) {
         return new IdempotencyScope(owner, operation, key);
+    }
+
+    /**
+     * A stable id of this scope, for names derived from it that must be short and safe anywhere (a task's id, a
+     * cache key): 43 base64url characters of a SHA-256 over the owner, operation and key, each length-prefixed so
+     * that no two scopes share one. Names no part of the scope in clear.
+     */
+    public String id() {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(PartsDigest.sha256(owner, operation,
+                key.value()));
     }
 
     private static void requireName(String what, String value) {

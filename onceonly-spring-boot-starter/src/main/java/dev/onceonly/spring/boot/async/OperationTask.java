@@ -2,8 +2,6 @@ package dev.onceonly.spring.boot.async;
 
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
-import dev.onceonly.internal.PartsDigest;
-import java.util.Base64;
 
 /**
  * The data of one queued operation: its scope, the key as stored, and its payload as JSON.
@@ -21,12 +19,9 @@ record OperationTask(String owner, String operation, String key, String payload)
         return IdempotencyScope.of(owner, operation, new IdempotencyKey(key));
     }
 
-    /**
-     * The task's id, one per scope: a digest, because the scope's parts may be longer than the queue's 100
-     * characters.
-     */
+    /** The task's id, one per scope: the queue's ids hold 100 characters, fewer than a scope may have. */
     String instanceId() {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(PartsDigest.sha256(owner, operation, key));
+        return scope().id();
     }
 
     /** Names the operation only: the owner and key are the client's, and the payload may be personal data. */
