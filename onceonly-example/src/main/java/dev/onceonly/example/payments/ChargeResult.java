@@ -1,0 +1,26 @@
+package dev.onceonly.example.payments;
+
+/** What the payment provider answered a charge: made, declined, or not known (try again under the same key). */
+sealed interface ChargeResult {
+
+    /** The charge was made (or made before under this key, and replayed). */
+    record Charged(String chargeId) implements ChargeResult {
+    }
+
+    /**
+     * The card was declined; the provider stored that for the key, so asking again changes nothing.
+     *
+     * @param problem the provider's problem body, for the log of a support case; never answered to the customer
+     */
+    record Declined(String problem) implements ChargeResult {
+    }
+
+    /**
+     * No answer that says what happened: the provider was down (5xx), still busy with the key (409), too slow, or
+     * unreachable. The charge may or may not have been made; a retry under the same key finds out.
+     *
+     * @param reason for the log: a status or the kind of failure, never a body
+     */
+    record Unavailable(String reason) implements ChargeResult {
+    }
+}
