@@ -111,6 +111,7 @@ public class PaymentService {
                 // The customer may pay another way: under a new key, which the order now accepts.
                 orders.releasePayment(orderId, key);
                 log.info("Payment of order {} declined by the provider", orderId);
+                log.debug("The provider's decline of order {}: {}", orderId, declined.problem());
                 yield problems.stored(HttpStatus.PAYMENT_REQUIRED, "payment-declined", "Payment declined",
                         "The payment provider declined the card", instance, Map.of());
             }
