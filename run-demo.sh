@@ -11,7 +11,7 @@ secret=${EXAMPLE_WEBHOOK_SECRET:-whsec_demo_only_not_a_secret}
 
 ./mvnw -q -pl onceonly-example,onceonly-payment-provider -am package -DskipTests
 
-"$java" -jar onceonly-payment-provider/target/onceonly-payment-provider.jar \
+"$java" -jar onceonly-payment-provider/target/onceonly-payment-provider-exec.jar \
     --provider.webhook-url=http://localhost:8080/api/webhooks/payments \
     --provider.webhook-secret="$secret" >onceonly-payment-provider/target/provider.log 2>&1 &
 provider=$!

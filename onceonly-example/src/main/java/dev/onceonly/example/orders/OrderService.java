@@ -101,6 +101,46 @@ public class OrderService {
                 .update() == 1;
     }
 
+    /**
+     * Binds the owner's order to the payment of {@code paymentKey}, its downstream key: the first payment of an
+     * order that awaits payment binds it, and only that payment may charge for it from then on. A compare-and-set
+     * in one statement, so of two payments racing under different keys exactly one binds the order.
+     *
+     * <p>An order already bound to this key counts as bound whatever its status: a retry or takeover of a payment
+     * that charged and marked the order paid but could not store its answer goes on, and the provider replays the
+     * charge under the same key.
+     */
+    public PaymentBinding bindPayment(String owner, long orderId, String paymentKey) {
+        int bound = jdbc.sql("UPDATE orders SET payment_key = ? WHERE id = ? AND owner = ? AND status = ?"
+                        + " AND (payment_key IS NULL OR payment_key = ?)")
+                .params(paymentKey, orderId, owner, OrderStatus.PENDING_PAYMENT.name(), paymentKey)
+                .update();
+        if (bound == 1) {
+            return PaymentBinding.BOUND;
+        }
+        return jdbc.sql("SELECT status, payment_key FROM orders WHERE id = ? AND owner = ?")
+                .params(orderId, owner)
+                .query((row, rowNum) -> {
+                    String key = row.getString("payment_key");
+                    if (paymentKey.equals(key)) {
+                        return PaymentBinding.BOUND;
+                    }
+                    if (OrderStatus.valueOf(row.getString("status")) != OrderStatus.PENDING_PAYMENT) {
+                        return PaymentBinding.NOT_PAYABLE;
+                    }
+                    return PaymentBinding.BOUND_TO_ANOTHER;
+                })
+                .optional()
+                .orElse(PaymentBinding.NOT_FOUND);
+    }
+
+    /** Unbinds the order from the payment of {@code paymentKey} (a declined one), so another payment may bind it. */
+    public void releasePayment(long orderId, String paymentKey) {
+        jdbc.sql("UPDATE orders SET payment_key = NULL WHERE id = ? AND payment_key = ?")
+                .params(orderId, paymentKey)
+                .update();
+    }
+
     private static Order order(ResultSet row, int rowNum) throws SQLException {
         return new Order(row.getLong("id"), row.getString("order_no"), row.getLong("sku_id"), row.getInt("quantity"),
                 row.getLong("amount"), row.getString("currency"), OrderStatus.valueOf(row.getString("status")),

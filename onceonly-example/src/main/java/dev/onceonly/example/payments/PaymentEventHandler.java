@@ -6,17 +6,16 @@ import dev.onceonly.example.orders.OrderStatus;
 import dev.onceonly.example.payments.WebhookReceipt.Outcome;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Applies one payment event to its order, inside the transaction of the event's idempotent execution: the
- * order's new status, its history row and its outbox row commit together or not at all.
+ * order's new status (through {@link OrderSettlement}), its history row and its outbox row commit together or not at
+ * all.
  *
  * <p>The order state machine is the second guard after the event id: an event the order's status does not allow
  * (a payment after its refund, a second payment under another event id) changes nothing and is answered as
@@ -30,16 +29,13 @@ class PaymentEventHandler {
 
     private final OrderService orders;
     private final PaymentHistory history;
-    private final PaymentOutbox outbox;
-    private final JsonMapper json;
+    private final OrderSettlement settlement;
     private final Clock clock;
 
-    PaymentEventHandler(OrderService orders, PaymentHistory history, PaymentOutbox outbox, JsonMapper json,
-            Clock clock) {
+    PaymentEventHandler(OrderService orders, PaymentHistory history, OrderSettlement settlement, Clock clock) {
         this.orders = orders;
         this.history = history;
-        this.outbox = outbox;
-        this.json = json;
+        this.settlement = settlement;
         this.clock = clock;
     }
 
@@ -77,24 +73,10 @@ class PaymentEventHandler {
         }
         OrderStatus target = type.target();
         // A concurrent event may move the order between the read and the compare-and-set; then this one is stale.
-        if (!order.status().allows(target) || !orders.transition(order.orderId(), order.status(), target)) {
+        if (!settlement.move(order, target, data.chargeId(), Map.of("paymentEventId", event.id()), now)) {
             return WebhookReceipt.ignored(event, "status-not-applicable", order.status());
         }
         history.record(event, type, order.status(), target, now);
-        outbox.append(order.orderId(), target == OrderStatus.PAID ? "order.paid" : "order.refunded",
-                payload(order, target, event), now);
         return WebhookReceipt.took(event, Outcome.APPLIED, target);
-    }
-
-    private String payload(Order order, OrderStatus status, PaymentEvent event) {
-        Map<String, Object> payload = new LinkedHashMap<>();
-        payload.put("orderId", order.orderId());
-        payload.put("orderNo", order.orderNo());
-        payload.put("status", status.name());
-        payload.put("amount", order.amount());
-        payload.put("currency", order.currency());
-        payload.put("chargeId", event.data().chargeId());
-        payload.put("paymentEventId", event.id());
-        return json.writeValueAsString(payload);
     }
 }

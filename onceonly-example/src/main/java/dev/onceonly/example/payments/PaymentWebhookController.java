@@ -9,6 +9,7 @@ import dev.onceonly.StoredResponse;
 import dev.onceonly.example.payments.PaymentEventReader.MalformedPaymentEventException;
 import dev.onceonly.example.payments.PaymentSignature.Verdict;
 import dev.onceonly.example.web.Problems;
+import dev.onceonly.example.web.StoredResponses;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.InputStream;
@@ -65,12 +66,7 @@ class PaymentWebhookController {
                     e.getMessage());
         }
         IdempotentResult<StoredResponse> receipt = webhooks.receive(event, body);
-        ResponseEntity.BodyBuilder response = ResponseEntity.status(receipt.value().status());
-        receipt.value().headers().forEach((name, values) -> response.header(name, values.toArray(String[]::new)));
-        if (receipt.replayed()) {
-            response.header("Idempotent-Replayed", "true");
-        }
-        return response.body(receipt.value().body());
+        return StoredResponses.toEntity(receipt.value(), receipt.replayed());
     }
 
     private byte[] boundedBody(HttpServletRequest request) throws IOException {

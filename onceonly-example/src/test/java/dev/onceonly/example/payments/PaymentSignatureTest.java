@@ -3,6 +3,7 @@ package dev.onceonly.example.payments;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.example.payments.PaymentSignature.Verdict;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,7 +26,8 @@ class PaymentSignatureTest {
     private static final byte[] BODY = "{\"id\":\"evt_1\"}".getBytes(StandardCharsets.UTF_8);
 
     private final PaymentSignature signature = new PaymentSignature(
-            new PaymentsProperties(SECRET, Duration.ofMinutes(5)), Clock.fixed(NOW, ZoneOffset.UTC));
+            new PaymentsProperties(SECRET, Duration.ofMinutes(5), URI.create("http://localhost:8090"),
+                    Duration.ofSeconds(2), Duration.ofSeconds(5)), Clock.fixed(NOW, ZoneOffset.UTC));
 
     @Test
     void bodySignedWithTheSecretAtTheCurrentTimeIsValid() throws Exception {
