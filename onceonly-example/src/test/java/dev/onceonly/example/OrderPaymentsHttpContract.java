@@ -42,7 +42,10 @@ import org.springframework.test.context.TestPropertySource;
     "onceonly.lease.max-backoff=2s",
     "onceonly.lease.max-attempts=3",
     // The provider holds a charge for a latency fault until the test releases it; the client must not give up first.
-    "example.payments.provider-read-timeout=60s"
+    "example.payments.provider-read-timeout=60s",
+    // One call per payment attempt, so that each fault shows in the engine's failure classes; the client's own
+    // retries under one key are onceonly-client's tests, and PaymentCrashIT's.
+    "example.payments.provider-attempts=1"
 })
 @Timeout(180)
 abstract class OrderPaymentsHttpContract {

@@ -1,5 +1,6 @@
 package dev.onceonly.example.payments;
 
+import dev.onceonly.client.IdempotentCalls;
 import dev.onceonly.example.payments.ChargeResult.Charged;
 import dev.onceonly.example.payments.ChargeResult.Declined;
 import dev.onceonly.example.payments.ChargeResult.Unavailable;
@@ -20,8 +21,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The payment provider's charges API, {@code POST /charges}: the one place this service talks to the provider over
- * HTTP. Every charge carries the caller's key as {@code Idempotency-Key}, so a repeated call (a retry, a takeover
- * after a crash) is answered with the first call's outcome instead of charging again. Thread-safe.
+ * HTTP. Every charge carries the caller's key as {@code Idempotency-Key} (through onceonly-client, which retries
+ * under it), so a repeated call (a retry, a takeover after a crash) is answered with the first call's outcome
+ * instead of charging again. Thread-safe.
  */
 public class PaymentProvider {
 
@@ -54,7 +56,7 @@ public class PaymentProvider {
         body.put("reference", reference);
         try {
             return client.post().uri("/charges")
-                    .header("Idempotency-Key", key)
+                    .attributes(IdempotentCalls.key(key))
                     .contentType(MediaType.APPLICATION_JSON)
                     .body(json.writeValueAsBytes(body))
                     .exchange((request, response) -> {

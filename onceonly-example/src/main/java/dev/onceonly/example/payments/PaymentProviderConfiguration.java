@@ -1,5 +1,7 @@
 package dev.onceonly.example.payments;
 
+import dev.onceonly.client.IdempotencyKeyInterceptor;
+import dev.onceonly.client.RetryPolicy;
 import java.net.http.HttpClient;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -7,7 +9,10 @@ import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The {@link PaymentProvider} client, with its HTTP client built once from {@code example.payments.*}. */
+/**
+ * The {@link PaymentProvider} client, with its HTTP client built once from {@code example.payments.*}, retrying
+ * through onceonly-client.
+ */
 @Configuration(proxyBeanMethods = false)
 class PaymentProviderConfiguration {
 
@@ -20,9 +25,16 @@ class PaymentProviderConfiguration {
                 .build();
         JdkClientHttpRequestFactory requests = new JdkClientHttpRequestFactory(http);
         requests.setReadTimeout(properties.providerReadTimeout());
+        // Retries inside one payment attempt keep its key, so the provider answers a retry of a charge it made
+        // (a dropped connection, a timeout) with that charge. The deadline leaves room for every attempt to time out.
+        RetryPolicy retries = RetryPolicy.builder().maxAttempts(properties.providerAttempts())
+                .deadline(properties.providerReadTimeout().plus(properties.providerConnectTimeout())
+                        .multipliedBy(properties.providerAttempts()))
+                .build();
         RestClient client = RestClient.builder()
                 .baseUrl(properties.providerUrl().toString())
                 .requestFactory(requests)
+                .requestInterceptor(new IdempotencyKeyInterceptor(retries))
                 .build();
         return new PaymentProvider(client, json);
     }

@@ -15,12 +15,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param providerConnectTimeout how long connecting to the provider may take
  * @param providerReadTimeout how long the provider may take to answer a charge; past it the payment is answered
  *     503 and a retry asks again under the same key, so the provider never charges twice
+ * @param providerAttempts how often one payment attempt calls the provider (through onceonly-client, under the
+ *     same key) before it answers 503: a dropped connection or a 503 is retried at once, within the attempt
  */
 @ConfigurationProperties("example.payments")
 public record PaymentsProperties(String webhookSecret, @DefaultValue("5m") Duration signatureTolerance,
         @DefaultValue("http://localhost:8090") URI providerUrl,
         @DefaultValue("2s") Duration providerConnectTimeout,
-        @DefaultValue("5s") Duration providerReadTimeout) {
+        @DefaultValue("5s") Duration providerReadTimeout,
+        @DefaultValue("3") int providerAttempts) {
 
     public PaymentsProperties {
         if (webhookSecret == null || webhookSecret.strip().length() < 16) {
@@ -34,6 +37,10 @@ public record PaymentsProperties(String webhookSecret, @DefaultValue("5m") Durat
         }
         requirePositive("provider-connect-timeout", providerConnectTimeout);
         requirePositive("provider-read-timeout", providerReadTimeout);
+        if (providerAttempts < 1 || providerAttempts > 10) {
+            throw new IllegalArgumentException("example.payments.provider-attempts must be 1 to 10, not "
+                    + providerAttempts);
+        }
     }
 
     private static void requirePositive(String name, Duration value) {
@@ -47,6 +54,6 @@ public record PaymentsProperties(String webhookSecret, @DefaultValue("5m") Durat
         // Never the secret.
         return "PaymentsProperties[webhookSecret=(set), signatureTolerance=" + signatureTolerance + ", providerUrl="
                 + providerUrl + ", providerConnectTimeout=" + providerConnectTimeout + ", providerReadTimeout="
-                + providerReadTimeout + "]";
+                + providerReadTimeout + ", providerAttempts=" + providerAttempts + "]";
     }
 }

@@ -27,7 +27,7 @@ class PaymentSignatureTest {
 
     private final PaymentSignature signature = new PaymentSignature(
             new PaymentsProperties(SECRET, Duration.ofMinutes(5), URI.create("http://localhost:8090"),
-                    Duration.ofSeconds(2), Duration.ofSeconds(5)), Clock.fixed(NOW, ZoneOffset.UTC));
+                    Duration.ofSeconds(2), Duration.ofSeconds(5), 3), Clock.fixed(NOW, ZoneOffset.UTC));
 
     @Test
     void bodySignedWithTheSecretAtTheCurrentTimeIsValid() throws Exception {

@@ -10,6 +10,7 @@ import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.IdempotentResult;
 import dev.onceonly.InvalidIdempotencyKeyException;
+import dev.onceonly.LeaseLostException;
 import dev.onceonly.MalformedRequestBodyException;
 import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
@@ -131,7 +132,15 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 request.setAttribute(AttemptArgumentResolver.ATTRIBUTE, attempt);
                 try {
                     chain.doFilter(request, buffer);
-                } catch (IOException | ServletException | RuntimeException e) {
+                } catch (ServletException e) {
+                    if (e.getCause() instanceof LeaseLostException lost) {
+                        // The handler stopped on a lost lease (Attempt.ensureLeaseHeld), which MVC wraps: the
+                        // engine answers with what the attempt that took over stores.
+                        throw lost;
+                    }
+                    requireWithinBound(endpoint, scope.operation(), request, buffer, answer);
+                    throw e;
+                } catch (IOException | RuntimeException e) {
                     // A write over the bound fails inside the handler; what it threw then is only the symptom.
                     requireWithinBound(endpoint, scope.operation(), request, buffer, answer);
                     throw e;

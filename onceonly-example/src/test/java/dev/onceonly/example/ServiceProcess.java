@@ -1,4 +1,4 @@
-package dev.onceonly.example.e2e;
+package dev.onceonly.example;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -27,7 +27,8 @@ final class ServiceProcess implements AutoCloseable {
     private final String name;
     private final int port;
     private final List<String> command;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
     private Process process;
 
     private ServiceProcess(String name, int port, List<String> command) {
