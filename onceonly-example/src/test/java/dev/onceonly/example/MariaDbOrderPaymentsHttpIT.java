@@ -1,5 +1,7 @@
 package dev.onceonly.example;
 
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
 /** Paying orders on the local MariaDB, in a database of its own (its task table is this context's alone). */
@@ -8,4 +10,16 @@ import org.springframework.test.context.TestPropertySource;
     "spring.datasource.username=root"
 })
 class MariaDbOrderPaymentsHttpIT extends OrderPaymentsHttpContract {
+
+    private static final PaymentProviderServer PROVIDER = PaymentProviderServer.start();
+
+    @DynamicPropertySource
+    static void provider(DynamicPropertyRegistry registry) {
+        registry.add("example.payments.provider-url", () -> PROVIDER.url().toString());
+    }
+
+    @Override
+    PaymentProviderServer provider() {
+        return PROVIDER;
+    }
 }

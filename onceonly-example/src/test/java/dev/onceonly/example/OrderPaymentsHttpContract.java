@@ -16,15 +16,12 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -52,7 +49,6 @@ abstract class OrderPaymentsHttpContract {
 
     private static final String PROBLEMS = "https://onceonly.dev/problems/";
     private static final Map<String, String> PASSWORDS = Map.of("alice", "alice-pass", "bob", "bob-pass");
-    private static final PaymentProviderServer PROVIDER = PaymentProviderServer.get();
     private static final Duration PATIENCE = Duration.ofSeconds(60);
 
     @LocalServerPort
@@ -64,261 +60,251 @@ abstract class OrderPaymentsHttpContract {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
 
-    @DynamicPropertySource
-    static void provider(DynamicPropertyRegistry registry) {
-        registry.add("example.payments.provider-url", () -> PROVIDER.url().toString());
-    }
+    /** This test class's provider, which its {@code example.payments.provider-url} names. */
+    abstract PaymentProviderServer provider();
 
     @BeforeEach
     void noFaults() throws Exception {
-        PROVIDER.clearFaults();
+        provider().clearFaults();
     }
 
-    @Nested
-    class Synchronous {
+    @Test
+    void paymentChargesOnceAndItsRetryIsReplayed() throws Exception {
+        long orderId = placeOrder();
+        String key = newKey();
 
-        @Test
-        void paymentChargesOnceAndItsRetryIsReplayed() throws Exception {
-            long orderId = placeOrder();
-            String key = newKey();
+        HttpResponse<byte[]> first = pay(orderId, key);
+        HttpResponse<byte[]> retry = pay(orderId, key);
 
-            HttpResponse<byte[]> first = pay(orderId, key);
-            HttpResponse<byte[]> retry = pay(orderId, key);
+        assertThat(first.statusCode()).as(text(first)).isEqualTo(201);
+        assertThat(first.headers().firstValue("Location")).hasValue("/api/orders/" + orderId);
+        assertThat(text(first)).contains("\"orderId\":" + orderId).contains("\"chargeId\":\"ch_")
+                .contains("\"status\":\"PAID\"");
+        assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(status(orderId)).isEqualTo("PAID");
+        assertThat(provider().charges(orderId)).hasSize(1);
+        assertThat(outbox(orderId)).containsExactly("order.paid");
+    }
 
-            assertThat(first.statusCode()).as(text(first)).isEqualTo(201);
-            assertThat(first.headers().firstValue("Location")).hasValue("/api/orders/" + orderId);
-            assertThat(text(first)).contains("\"orderId\":" + orderId).contains("\"chargeId\":\"ch_")
-                    .contains("\"status\":\"PAID\"");
-            assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
-            assertThat(retry.statusCode()).isEqualTo(201);
-            assertThat(retry.body()).isEqualTo(first.body());
-            assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-            assertThat(status(orderId)).isEqualTo("PAID");
-            assertThat(PROVIDER.charges(orderId)).hasSize(1);
-            assertThat(outbox(orderId)).containsExactly("order.paid");
-        }
+    @Test
+    void declineIsA402ReplayedByteForByteAndTheOrderStillAwaitsPayment() throws Exception {
+        provider().faults("{\"failures\":[\"decline\"]}");
+        long orderId = placeOrder();
+        String key = newKey();
 
-        @Test
-        void declineIsA402ReplayedByteForByteAndTheOrderStillAwaitsPayment() throws Exception {
-            PROVIDER.faults("{\"failures\":[\"decline\"]}");
-            long orderId = placeOrder();
-            String key = newKey();
+        HttpResponse<byte[]> first = pay(orderId, key);
+        HttpResponse<byte[]> second = pay(orderId, key);
+        HttpResponse<byte[]> third = pay(orderId, key);
 
-            HttpResponse<byte[]> first = pay(orderId, key);
-            HttpResponse<byte[]> second = pay(orderId, key);
-            HttpResponse<byte[]> third = pay(orderId, key);
-
-            assertProblem(first, 402, "payment-declined");
-            assertThat(List.of(second, third)).allSatisfy(again -> {
-                assertThat(again.statusCode()).isEqualTo(402);
-                assertThat(again.body()).isEqualTo(first.body());
-                assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-            });
-            assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
-            assertThat(PROVIDER.charges(orderId)).hasSize(1);
-            assertThat(outbox(orderId)).isEmpty();
-        }
-
-        @Test
-        void afterADeclineAnotherKeyMayPayTheOrder() throws Exception {
-            PROVIDER.faults("{\"failures\":[\"decline\"]}");
-            long orderId = placeOrder();
-            pay(orderId, newKey());
-
-            HttpResponse<byte[]> otherCard = pay(orderId, newKey());
-
-            assertThat(otherCard.statusCode()).as(text(otherCard)).isEqualTo(201);
-            assertThat(status(orderId)).isEqualTo("PAID");
-            assertThat(PROVIDER.charges(orderId)).hasSize(2);
-        }
-
-        @Test
-        void providerUnavailableTwiceIsAnswered503TwiceAndALaterRetryPaysOnce() throws Exception {
-            PROVIDER.faults("{\"failures\":[\"retryable\",\"retryable\"]}");
-            long orderId = placeOrder();
-            String key = newKey();
-
-            HttpResponse<byte[]> first = pay(orderId, key);
-            HttpResponse<byte[]> tooSoon = pay(orderId, key);
-            List<HttpResponse<byte[]>> answers = retryUntil(orderId, key, response -> response.statusCode() == 201);
-
-            assertProblem(first, 503, "payment-provider-unavailable");
-            assertThat(first.headers().firstValue("Retry-After")).isPresent();
-            assertProblem(tooSoon, 409, "request-in-progress");
-            assertThat(tooSoon.headers().firstValue("Retry-After")).isPresent();
-            assertThat(answers).filteredOn(response -> response.statusCode() != 409)
-                    .extracting(HttpResponse::statusCode).containsExactly(503, 201);
-            assertThat(status(orderId)).isEqualTo("PAID");
-            assertThat(PROVIDER.charges(orderId)).hasSize(1);
-        }
-
-        @Test
-        void attemptsPastTheMaximumEndWithTheLast503ReplayedFromThenOn() throws Exception {
-            PROVIDER.faults("{\"failures\":[\"retryable\",\"retryable\",\"retryable\",\"retryable\"]}");
-            long orderId = placeOrder();
-            String key = newKey();
-
-            List<HttpResponse<byte[]>> answers = retryUntil(orderId, key,
-                    response -> response.headers().firstValue("Idempotent-Replayed").isPresent());
-            HttpResponse<byte[]> again = pay(orderId, key);
-
-            HttpResponse<byte[]> replayed = answers.getLast();
-            assertProblem(replayed, 503, "payment-provider-unavailable");
-            assertThat(answers.subList(0, answers.size() - 1)).filteredOn(response -> response.statusCode() != 409)
-                    .extracting(HttpResponse::statusCode).containsExactly(503, 503, 503);
-            assertThat(again.body()).isEqualTo(replayed.body());
+        assertProblem(first, 402, "payment-declined");
+        assertThat(List.of(second, third)).allSatisfy(again -> {
+            assertThat(again.statusCode()).isEqualTo(402);
+            assertThat(again.body()).isEqualTo(first.body());
             assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-            assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
-            assertThat(PROVIDER.charges(orderId)).isEmpty();
-        }
-
-        @Test
-        void connectionDroppedAfterTheChargeIsA503AndTheRetryGetsTheProvidersStoredCharge() throws Exception {
-            PROVIDER.faults("{\"failures\":[\"drop-after-commit\"]}");
-            long orderId = placeOrder();
-            String key = newKey();
-
-            HttpResponse<byte[]> first = pay(orderId, key);
-            List<HttpResponse<byte[]>> answers = retryUntil(orderId, key, response -> response.statusCode() == 201);
-
-            assertProblem(first, 503, "payment-provider-unavailable");
-            assertThat(text(answers.getLast())).contains("\"status\":\"PAID\"");
-            assertThat(status(orderId)).isEqualTo("PAID");
-            assertThat(PROVIDER.charges(orderId)).hasSize(1);
-            assertThat(outbox(orderId)).containsExactly("order.paid");
-        }
-
-        @Test
-        void paymentUnderAnotherKeyOfABoundOrderIsRefusedWithoutReachingTheProvider() throws Exception {
-            PROVIDER.faults("{\"failures\":[\"retryable\"]}");
-            long orderId = placeOrder();
-            String key = newKey();
-            pay(orderId, key);
-
-            HttpResponse<byte[]> whileBound = pay(orderId, newKey());
-            retryUntil(orderId, key, response -> response.statusCode() == 201);
-            HttpResponse<byte[]> afterPaid = pay(orderId, newKey());
-
-            assertProblem(whileBound, 409, "payment-in-progress");
-            assertProblem(afterPaid, 409, "order-not-payable");
-            assertThat(PROVIDER.charges(orderId)).hasSize(1);
-        }
-
-        @Test
-        void paymentOfAnotherUsersOrderIsNotFound() throws Exception {
-            long orderId = placeOrder();
-
-            HttpResponse<byte[]> response = send(request("bob", "/api/orders/" + orderId + "/payments")
-                    .header("Idempotency-Key", newKey()).POST(HttpRequest.BodyPublishers.noBody()));
-
-            assertProblem(response, 404, "order-not-found");
-            assertThat(PROVIDER.charges(orderId)).isEmpty();
-        }
+        });
+        assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
+        assertThat(provider().charges(orderId)).hasSize(1);
+        assertThat(outbox(orderId)).isEmpty();
     }
 
-    @Nested
-    class Asynchronous {
+    @Test
+    void afterADeclineAnotherKeyMayPayTheOrder() throws Exception {
+        provider().faults("{\"failures\":[\"decline\"]}");
+        long orderId = placeOrder();
+        pay(orderId, newKey());
 
-        @Test
-        void paymentIsAcceptedRunsWhileTheProviderHoldsItAndEndsWithOneCharge() throws Exception {
-            PROVIDER.faults("{\"latency\":\"PT60S\"}");
-            long orderId = placeOrder();
-            String key = newKey();
+        HttpResponse<byte[]> otherCard = pay(orderId, newKey());
 
-            HttpResponse<byte[]> accepted = payAsynchronously(orderId, key);
-            await().atMost(PATIENCE).until(() -> PROVIDER.charges(orderId).size() == 1);
-            HttpResponse<byte[]> running = operation("alice", key);
-            HttpResponse<byte[]> duplicateWhileRunning = payAsynchronously(orderId, key);
-            PROVIDER.clearFaults();
-            HttpResponse<byte[]> done = awaitOperation(key);
-            HttpResponse<byte[]> duplicateWhenDone = payAsynchronously(orderId, key);
+        assertThat(otherCard.statusCode()).as(text(otherCard)).isEqualTo(201);
+        assertThat(status(orderId)).isEqualTo("PAID");
+        assertThat(provider().charges(orderId)).hasSize(2);
+    }
 
-            assertThat(accepted.statusCode()).as(text(accepted)).isEqualTo(202);
-            assertThat(accepted.headers().firstValue("Location")).hasValue("/api/payment-operations/" + key);
-            assertThat(accepted.headers().firstValue("Retry-After")).hasValue("1");
-            assertThat(accepted.headers().firstValue("Preference-Applied")).hasValue("respond-async");
-            assertThat(text(accepted)).contains("\"state\":\"PROCESSING\"").contains("\"attempt\":");
-            assertThat(running.statusCode()).isEqualTo(202);
-            assertThat(running.headers().firstValue("Retry-After")).hasValue("1");
-            assertThat(text(running)).contains("\"state\":\"PROCESSING\"");
-            assertThat(duplicateWhileRunning.statusCode()).isEqualTo(202);
-            assertThat(done.statusCode()).isEqualTo(201);
-            assertThat(text(done)).contains("\"orderId\":" + orderId).contains("\"status\":\"PAID\"");
-            assertThat(done.headers().firstValue("Location")).hasValue("/api/orders/" + orderId);
-            assertThat(duplicateWhenDone.statusCode()).isEqualTo(201);
-            assertThat(duplicateWhenDone.body()).isEqualTo(done.body());
-            assertThat(duplicateWhenDone.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-            assertThat(status(orderId)).isEqualTo("PAID");
-            assertThat(PROVIDER.charges(orderId)).hasSize(1);
-            assertThat(outbox(orderId)).containsExactly("order.paid");
-        }
+    @Test
+    void providerUnavailableTwiceIsAnswered503TwiceAndALaterRetryPaysOnce() throws Exception {
+        provider().faults("{\"failures\":[\"retryable\",\"retryable\"]}");
+        long orderId = placeOrder();
+        String key = newKey();
 
-        @Test
-        void declineIsTheOperationsAnswer() throws Exception {
-            PROVIDER.faults("{\"failures\":[\"decline\"]}");
-            long orderId = placeOrder();
-            String key = newKey();
+        HttpResponse<byte[]> first = pay(orderId, key);
+        HttpResponse<byte[]> tooSoon = pay(orderId, key);
+        List<HttpResponse<byte[]>> answers = retryUntil(orderId, key, response -> response.statusCode() == 201);
 
-            payAsynchronously(orderId, key);
-            HttpResponse<byte[]> done = awaitOperation(key);
+        assertProblem(first, 503, "payment-provider-unavailable");
+        assertThat(first.headers().firstValue("Retry-After")).isPresent();
+        assertProblem(tooSoon, 409, "request-in-progress");
+        assertThat(tooSoon.headers().firstValue("Retry-After")).isPresent();
+        assertThat(answers).filteredOn(response -> response.statusCode() != 409)
+                .extracting(HttpResponse::statusCode).containsExactly(503, 201);
+        assertThat(status(orderId)).isEqualTo("PAID");
+        assertThat(provider().charges(orderId)).hasSize(1);
+    }
 
-            assertProblem(done, 402, "payment-declined");
-            assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
-        }
+    @Test
+    void attemptsPastTheMaximumEndWithTheLast503ReplayedFromThenOn() throws Exception {
+        provider().faults("{\"failures\":[\"retryable\",\"retryable\",\"retryable\",\"retryable\"]}");
+        long orderId = placeOrder();
+        String key = newKey();
 
-        @Test
-        void providerUnavailableIsRetriedByTheWorkerUntilItPays() throws Exception {
-            PROVIDER.faults("{\"failures\":[\"retryable\"]}");
-            long orderId = placeOrder();
-            String key = newKey();
+        List<HttpResponse<byte[]>> answers = retryUntil(orderId, key,
+                response -> response.headers().firstValue("Idempotent-Replayed").isPresent());
+        HttpResponse<byte[]> again = pay(orderId, key);
 
-            payAsynchronously(orderId, key);
-            HttpResponse<byte[]> done = awaitOperation(key);
+        HttpResponse<byte[]> replayed = answers.getLast();
+        assertProblem(replayed, 503, "payment-provider-unavailable");
+        assertThat(answers.subList(0, answers.size() - 1)).filteredOn(response -> response.statusCode() != 409)
+                .extracting(HttpResponse::statusCode).containsExactly(503, 503, 503);
+        assertThat(again.body()).isEqualTo(replayed.body());
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
+        assertThat(provider().charges(orderId)).isEmpty();
+    }
 
-            assertThat(done.statusCode()).as(text(done)).isEqualTo(201);
-            assertThat(PROVIDER.charges(orderId)).hasSize(1);
-        }
+    @Test
+    void connectionDroppedAfterTheChargeIsA503AndTheRetryGetsTheProvidersStoredCharge() throws Exception {
+        provider().faults("{\"failures\":[\"drop-after-commit\"]}");
+        long orderId = placeOrder();
+        String key = newKey();
 
-        @Test
-        void keyReusedForAnotherOrderIsA422Problem() throws Exception {
-            long orderId = placeOrder();
-            long otherOrderId = placeOrder();
-            String key = newKey();
-            payAsynchronously(orderId, key);
+        HttpResponse<byte[]> first = pay(orderId, key);
+        List<HttpResponse<byte[]>> answers = retryUntil(orderId, key, response -> response.statusCode() == 201);
 
-            HttpResponse<byte[]> reused = payAsynchronously(otherOrderId, key);
+        assertProblem(first, 503, "payment-provider-unavailable");
+        assertThat(text(answers.getLast())).contains("\"status\":\"PAID\"");
+        assertThat(status(orderId)).isEqualTo("PAID");
+        assertThat(provider().charges(orderId)).hasSize(1);
+        assertThat(outbox(orderId)).containsExactly("order.paid");
+    }
 
-            assertProblem(reused, 422, "idempotency-key-reused");
-            assertThat(awaitOperation(key).statusCode()).isEqualTo(201);
-            assertThat(status(otherOrderId)).isEqualTo("PENDING_PAYMENT");
-        }
+    @Test
+    void paymentUnderAnotherKeyOfABoundOrderIsRefusedWithoutReachingTheProvider() throws Exception {
+        provider().faults("{\"failures\":[\"retryable\"]}");
+        long orderId = placeOrder();
+        String key = newKey();
+        pay(orderId, key);
 
-        @Test
-        void missingOrInvalidKeyIsRefusedWithTheFiltersProblems() throws Exception {
-            long orderId = placeOrder();
+        HttpResponse<byte[]> whileBound = pay(orderId, newKey());
+        retryUntil(orderId, key, response -> response.statusCode() == 201);
+        HttpResponse<byte[]> afterPaid = pay(orderId, newKey());
 
-            HttpResponse<byte[]> missing = send(request("alice", "/api/orders/" + orderId + "/payments")
-                    .header("Prefer", "respond-async").POST(HttpRequest.BodyPublishers.noBody()));
-            HttpResponse<byte[]> invalid = payAsynchronously(orderId, "short");
+        assertProblem(whileBound, 409, "payment-in-progress");
+        assertProblem(afterPaid, 409, "order-not-payable");
+        assertThat(provider().charges(orderId)).hasSize(1);
+    }
 
-            assertProblem(missing, 400, "missing-idempotency-key");
-            assertProblem(invalid, 400, "invalid-idempotency-key");
-            assertThat(PROVIDER.charges(orderId)).isEmpty();
-        }
+    @Test
+    void paymentOfAnotherUsersOrderIsNotFound() throws Exception {
+        long orderId = placeOrder();
 
-        @Test
-        void operationOfAnotherOwnerOrNeverSubmittedIsNotFound() throws Exception {
-            long orderId = placeOrder();
-            String key = newKey();
-            payAsynchronously(orderId, key);
+        HttpResponse<byte[]> response = send(request("bob", "/api/orders/" + orderId + "/payments")
+                .header("Idempotency-Key", newKey()).POST(HttpRequest.BodyPublishers.noBody()));
 
-            HttpResponse<byte[]> otherOwner = operation("bob", key);
-            HttpResponse<byte[]> unknown = operation("alice", newKey());
+        assertProblem(response, 404, "order-not-found");
+        assertThat(provider().charges(orderId)).isEmpty();
+    }
 
-            assertProblem(otherOwner, 404, "payment-operation-not-found");
-            assertProblem(unknown, 404, "payment-operation-not-found");
-            assertThat(awaitOperation(key).statusCode()).isEqualTo(201);
-        }
+    @Test
+    void paymentIsAcceptedRunsWhileTheProviderHoldsItAndEndsWithOneCharge() throws Exception {
+        provider().faults("{\"latency\":\"PT60S\"}");
+        long orderId = placeOrder();
+        String key = newKey();
+
+        HttpResponse<byte[]> accepted = payAsynchronously(orderId, key);
+        await().atMost(PATIENCE).until(() -> provider().charges(orderId).size() == 1);
+        HttpResponse<byte[]> running = operation("alice", key);
+        HttpResponse<byte[]> duplicateWhileRunning = payAsynchronously(orderId, key);
+        provider().clearFaults();
+        HttpResponse<byte[]> done = awaitOperation(key);
+        HttpResponse<byte[]> duplicateWhenDone = payAsynchronously(orderId, key);
+
+        assertThat(accepted.statusCode()).as(text(accepted)).isEqualTo(202);
+        assertThat(accepted.headers().firstValue("Location")).hasValue("/api/payment-operations/" + key);
+        assertThat(accepted.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(accepted.headers().firstValue("Preference-Applied")).hasValue("respond-async");
+        assertThat(text(accepted)).contains("\"state\":\"PROCESSING\"").contains("\"attempt\":");
+        assertThat(running.statusCode()).isEqualTo(202);
+        assertThat(running.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(text(running)).contains("\"state\":\"PROCESSING\"");
+        assertThat(duplicateWhileRunning.statusCode()).isEqualTo(202);
+        assertThat(done.statusCode()).isEqualTo(201);
+        assertThat(text(done)).contains("\"orderId\":" + orderId).contains("\"status\":\"PAID\"");
+        assertThat(done.headers().firstValue("Location")).hasValue("/api/orders/" + orderId);
+        assertThat(duplicateWhenDone.statusCode()).isEqualTo(201);
+        assertThat(duplicateWhenDone.body()).isEqualTo(done.body());
+        assertThat(duplicateWhenDone.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(status(orderId)).isEqualTo("PAID");
+        assertThat(provider().charges(orderId)).hasSize(1);
+        assertThat(outbox(orderId)).containsExactly("order.paid");
+    }
+
+    @Test
+    void declineIsTheOperationsAnswer() throws Exception {
+        provider().faults("{\"failures\":[\"decline\"]}");
+        long orderId = placeOrder();
+        String key = newKey();
+
+        payAsynchronously(orderId, key);
+        HttpResponse<byte[]> done = awaitOperation(key);
+
+        assertProblem(done, 402, "payment-declined");
+        assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
+    }
+
+    @Test
+    void providerUnavailableIsRetriedByTheWorkerUntilItPays() throws Exception {
+        provider().faults("{\"failures\":[\"retryable\"]}");
+        long orderId = placeOrder();
+        String key = newKey();
+
+        payAsynchronously(orderId, key);
+        HttpResponse<byte[]> done = awaitOperation(key);
+
+        assertThat(done.statusCode()).as(text(done)).isEqualTo(201);
+        assertThat(provider().charges(orderId)).hasSize(1);
+    }
+
+    @Test
+    void keyReusedForAnotherOrderIsA422Problem() throws Exception {
+        long orderId = placeOrder();
+        long otherOrderId = placeOrder();
+        String key = newKey();
+        payAsynchronously(orderId, key);
+
+        HttpResponse<byte[]> reused = payAsynchronously(otherOrderId, key);
+
+        assertProblem(reused, 422, "idempotency-key-reused");
+        assertThat(awaitOperation(key).statusCode()).isEqualTo(201);
+        assertThat(status(otherOrderId)).isEqualTo("PENDING_PAYMENT");
+    }
+
+    @Test
+    void missingOrInvalidKeyIsRefusedWithTheFiltersProblems() throws Exception {
+        long orderId = placeOrder();
+
+        HttpResponse<byte[]> missing = send(request("alice", "/api/orders/" + orderId + "/payments")
+                .header("Prefer", "respond-async").POST(HttpRequest.BodyPublishers.noBody()));
+        HttpResponse<byte[]> invalid = payAsynchronously(orderId, "short");
+
+        assertProblem(missing, 400, "missing-idempotency-key");
+        assertProblem(invalid, 400, "invalid-idempotency-key");
+        assertThat(provider().charges(orderId)).isEmpty();
+    }
+
+    @Test
+    void operationOfAnotherOwnerOrNeverSubmittedIsNotFound() throws Exception {
+        long orderId = placeOrder();
+        String key = newKey();
+        payAsynchronously(orderId, key);
+
+        HttpResponse<byte[]> otherOwner = operation("bob", key);
+        HttpResponse<byte[]> unknown = operation("alice", newKey());
+
+        assertProblem(otherOwner, 404, "payment-operation-not-found");
+        assertProblem(unknown, 404, "payment-operation-not-found");
+        assertThat(awaitOperation(key).statusCode()).isEqualTo(201);
     }
 
     /** Retries the payment until {@code done} holds for an answer; every answer, in order, the last one done. */

@@ -40,7 +40,7 @@ class PaymentCrashIT {
     /** A lease short enough to run out within a test, renewed every second by a live attempt. */
     private static final String LEASE = "3s";
 
-    private static final PaymentProviderServer PROVIDER = PaymentProviderServer.get();
+    private static final PaymentProviderServer PROVIDER = PaymentProviderServer.start();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
     private final List<ServiceProcess> services = new ArrayList<>();

@@ -42,8 +42,6 @@ final class PaymentProviderServer {
                 + "ManagementWebSecurityAutoConfiguration"
     };
 
-    private static final PaymentProviderServer INSTANCE = new PaymentProviderServer();
-
     private final URI url;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
@@ -57,8 +55,12 @@ final class PaymentProviderServer {
         this.url = URI.create("http://127.0.0.1:" + port);
     }
 
-    static PaymentProviderServer get() {
-        return INSTANCE;
+    /**
+     * A provider of its own for one test class: its charges are listed by order id, which restarts with every
+     * database, so two test classes on two databases must not share one.
+     */
+    static PaymentProviderServer start() {
+        return new PaymentProviderServer();
     }
 
     URI url() {

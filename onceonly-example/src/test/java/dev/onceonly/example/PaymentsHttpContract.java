@@ -19,7 +19,6 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,268 +54,260 @@ abstract class PaymentsHttpContract {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
 
-    @Nested
-    class Webhooks {
+    @Test
+    void sameEventThreeTimesPaysTheOrderOnceAndEveryDeliveryGetsTheFirstReceipt() throws Exception {
+        long orderId = placeOrder();
+        String event = event(newEventId(), "payment.succeeded", orderId, amountOf(orderId), "EUR");
 
-        @Test
-        void sameEventThreeTimesPaysTheOrderOnceAndEveryDeliveryGetsTheFirstReceipt() throws Exception {
-            long orderId = placeOrder();
-            String event = event(newEventId(), "payment.succeeded", orderId, amountOf(orderId), "EUR");
+        HttpResponse<byte[]> first = deliver(event);
+        HttpResponse<byte[]> second = deliver(event);
+        HttpResponse<byte[]> third = deliver(event);
 
-            HttpResponse<byte[]> first = deliver(event);
-            HttpResponse<byte[]> second = deliver(event);
-            HttpResponse<byte[]> third = deliver(event);
-
-            assertThat(first.statusCode()).isEqualTo(200);
-            assertThat(text(first)).contains("\"outcome\":\"applied\"").contains("\"status\":\"PAID\"");
-            assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
-            assertThat(List.of(second, third)).allSatisfy(redelivery -> {
-                assertThat(redelivery.statusCode()).isEqualTo(200);
-                assertThat(redelivery.body()).isEqualTo(first.body());
-                assertThat(redelivery.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-            });
-            assertThat(status(orderId)).isEqualTo("PAID");
-            assertThat(historyRows(orderId)).isEqualTo(1);
-            assertThat(outbox(orderId)).containsExactly("order.paid");
-        }
-
-        @Test
-        void sameEventDeliveredConcurrentlyTakesEffectOnce() throws Exception {
-            long orderId = placeOrder();
-            String event = event(newEventId(), "payment.succeeded", orderId, amountOf(orderId), "EUR");
-
-            List<HttpResponse<byte[]>> deliveries = ConcurrentRequests.send(20, i -> deliver(event));
-
-            byte[] receipt = deliveries.stream().filter(r -> r.statusCode() == 200).findFirst().orElseThrow().body();
-            assertThat(deliveries).allSatisfy(delivery -> {
-                if (delivery.statusCode() == 200) {
-                    assertThat(delivery.body()).isEqualTo(receipt);
-                } else {
-                    assertProblem(delivery, 409, "request-in-progress");
-                }
-            });
-            assertThat(historyRows(orderId)).isEqualTo(1);
-            assertThat(outbox(orderId)).containsExactly("order.paid");
-        }
-
-        @Test
-        void twoPaymentsOfOneOrderRacingUnderDifferentIdsPayItOnce() throws Exception {
-            long orderId = placeOrder();
-            long amount = amountOf(orderId);
-            List<String> events = List.of(event(newEventId(), "payment.succeeded", orderId, amount, "EUR"),
-                    event(newEventId(), "payment.succeeded", orderId, amount, "EUR"));
-
-            List<HttpResponse<byte[]>> deliveries = ConcurrentRequests.send(2, i -> deliver(events.get(i)));
-
-            assertThat(deliveries).extracting(HttpResponse::statusCode).containsOnly(200);
-            assertThat(deliveries).extracting(PaymentsHttpContract::text)
-                    .filteredOn(body -> body.contains("\"outcome\":\"applied\"")).hasSize(1);
-            assertThat(historyRows(orderId)).isEqualTo(1);
-            assertThat(outbox(orderId)).containsExactly("order.paid");
-        }
-
-        @Test
-        void paymentArrivingAfterItsRefundLeavesTheOrderRefundedAndWritesNothing() throws Exception {
-            long orderId = placeOrder();
-            long amount = amountOf(orderId);
-            deliver(event(newEventId(), "payment.succeeded", orderId, amount, "EUR"));
-            HttpResponse<byte[]> refund = deliver(event(newEventId(), "payment.refunded", orderId, amount, "EUR"));
-
-            HttpResponse<byte[]> latePayment = deliver(event(newEventId(), "payment.succeeded", orderId, amount,
-                    "EUR"));
-
-            assertThat(text(refund)).contains("\"outcome\":\"applied\"").contains("\"status\":\"REFUNDED\"");
-            assertThat(latePayment.statusCode()).isEqualTo(200);
-            assertThat(text(latePayment)).contains("\"outcome\":\"ignored\"").contains("\"status\":\"REFUNDED\"");
-            assertThat(status(orderId)).isEqualTo("REFUNDED");
-            assertThat(historyRows(orderId)).isEqualTo(2);
-            assertThat(outbox(orderId)).containsExactly("order.paid", "order.refunded");
-        }
-
-        @Test
-        void secondPaymentUnderAnotherEventIdIsIgnored() throws Exception {
-            long orderId = placeOrder();
-            long amount = amountOf(orderId);
-            deliver(event(newEventId(), "payment.succeeded", orderId, amount, "EUR"));
-
-            HttpResponse<byte[]> again = deliver(event(newEventId(), "payment.succeeded", orderId, amount, "EUR"));
-
-            assertThat(again.statusCode()).isEqualTo(200);
-            assertThat(text(again)).contains("\"outcome\":\"ignored\"").contains("\"status\":\"PAID\"");
-            assertThat(historyRows(orderId)).isEqualTo(1);
-            assertThat(outbox(orderId)).containsExactly("order.paid");
-        }
-
-        @Test
-        void declinedPaymentIsRecordedAndTheOrderStillAwaitsPayment() throws Exception {
-            long orderId = placeOrder();
-
-            HttpResponse<byte[]> declined = deliver(event(newEventId(), "payment.declined", orderId,
-                    amountOf(orderId), "EUR"));
-
-            assertThat(declined.statusCode()).isEqualTo(200);
-            assertThat(text(declined)).contains("\"outcome\":\"recorded\"");
-            assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
-            assertThat(historyRows(orderId)).isEqualTo(1);
-            assertThat(outbox(orderId)).isEmpty();
-        }
-
-        @Test
-        void eventsForUnknownOrdersOrOtherAmountsAreAcknowledgedAndIgnored() throws Exception {
-            long orderId = placeOrder();
-
-            HttpResponse<byte[]> unknown = deliver(event(newEventId(), "payment.succeeded", 999_999_999_999L, 100,
-                    "EUR"));
-            HttpResponse<byte[]> otherAmount = deliver(event(newEventId(), "payment.succeeded", orderId, 1, "EUR"));
-            HttpResponse<byte[]> otherCurrency = deliver(event(newEventId(), "payment.succeeded", orderId,
-                    amountOf(orderId), "USD"));
-
-            assertThat(List.of(unknown, otherAmount, otherCurrency)).allSatisfy(response -> {
-                assertThat(response.statusCode()).isEqualTo(200);
-                assertThat(text(response)).contains("\"outcome\":\"ignored\"");
-            });
-            assertThat(text(unknown)).contains("\"reason\":\"unknown-order\"");
-            assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
-            assertThat(historyRows(orderId)).isZero();
-        }
-
-        @Test
-        void wrongOrMissingSignatureIsA401ProblemAndChangesNothing() throws Exception {
-            long orderId = placeOrder();
-            String event = event(newEventId(), "payment.succeeded", orderId, amountOf(orderId), "EUR");
-            long t = clock.instant().getEpochSecond();
-
-            HttpResponse<byte[]> otherSecret = deliver(event, List.of("t=" + t + ",v1="
-                    + hmac("not_the_webhook_secret", t + "." + event)));
-            HttpResponse<byte[]> otherBody = deliver(event, List.of(signature(event.replace("EUR", "USD"), t)));
-            HttpResponse<byte[]> unsigned = deliver(event, List.of());
-
-            assertProblem(otherSecret, 401, "invalid-payment-signature");
-            assertProblem(otherBody, 401, "invalid-payment-signature");
-            assertProblem(unsigned, 401, "invalid-payment-signature");
-            assertThat(otherSecret.headers().firstValue("WWW-Authenticate")).hasValue("Payment-Signature");
-            assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
-        }
-
-        @Test
-        void genuineSignatureWithAnExpiredTimestampIsA401Problem() throws Exception {
-            long orderId = placeOrder();
-            String event = event(newEventId(), "payment.succeeded", orderId, amountOf(orderId), "EUR");
-            long sixMinutesAgo = clock.instant().minus(Duration.ofMinutes(6)).getEpochSecond();
-
-            HttpResponse<byte[]> replayedLater = deliver(event, List.of(signature(event, sixMinutesAgo)));
-
-            assertProblem(replayedLater, 401, "invalid-payment-signature");
-            assertThat(text(replayedLater)).contains("tolerance");
-            assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
-        }
-
-        @Test
-        void malformedSignatureHeaderIsA400Problem() throws Exception {
-            String event = event(newEventId(), "payment.succeeded", 1, 100, "EUR");
-
-            HttpResponse<byte[]> response = deliver(event, List.of("v1=" + "ab".repeat(32)));
-
-            assertProblem(response, 400, "malformed-payment-signature");
-        }
-
-        @ParameterizedTest
-        @ValueSource(strings = {"", "{", "not json", "[]", "null", "{\"id\": \"evt_0123456789abcdef\"}",
-            "{\"id\":\"evt_0123456789abcdef\",\"type\":\"payment.succeeded\",\"created\":\"yesterday\","
-                + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"order-1\",\"amount\":100,\"currency\":\"EUR\"}}",
-            "{\"id\":\"evt_0123456789abcdef\",\"type\":\"payment.succeeded\",\"created\":\"2026-12-01T10:00:00Z\","
-                + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"order-1\",\"amount\":1.5,\"currency\":\"EUR\"}}",
-            "{\"id\":\"evt_0123456789abcdef\",\"type\":\"payment.succeeded\",\"created\":\"2026-12-01T10:00:00Z\","
-                + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"1\",\"amount\":100,\"currency\":\"EUR\"}}",
-            "{\"id\":\"not-an-event-id\",\"type\":\"payment.succeeded\",\"created\":\"2026-12-01T10:00:00Z\","
-                + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"order-1\",\"amount\":100,\"currency\":\"EUR\"}}"})
-        void signedBodyThatIsNoPaymentEventIsA400Problem(String body) throws Exception {
-            HttpResponse<byte[]> response = deliver(body);
-
-            assertProblem(response, 400, "malformed-payment-event");
-            assertThat(text(response)).doesNotContain("\tat ");
-        }
-
-        @Test
-        void knownEventIdWithAnotherBodyIsRefusedAndChangesNothing() throws Exception {
-            long orderId = placeOrder();
-            long amount = amountOf(orderId);
-            String eventId = newEventId();
-            deliver(event(eventId, "payment.declined", orderId, amount, "EUR"));
-
-            HttpResponse<byte[]> other = deliver(event(eventId, "payment.succeeded", orderId, amount, "EUR"));
-
-            assertProblem(other, 422, "idempotency-key-reused");
-            assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
-            assertThat(historyRows(orderId)).isEqualTo(1);
-        }
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(text(first)).contains("\"outcome\":\"applied\"").contains("\"status\":\"PAID\"");
+        assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(List.of(second, third)).allSatisfy(redelivery -> {
+            assertThat(redelivery.statusCode()).isEqualTo(200);
+            assertThat(redelivery.body()).isEqualTo(first.body());
+            assertThat(redelivery.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        });
+        assertThat(status(orderId)).isEqualTo("PAID");
+        assertThat(historyRows(orderId)).isEqualTo(1);
+        assertThat(outbox(orderId)).containsExactly("order.paid");
     }
 
-    @Nested
-    class Debits {
+    @Test
+    void sameEventDeliveredConcurrentlyTakesEffectOnce() throws Exception {
+        long orderId = placeOrder();
+        String event = event(newEventId(), "payment.succeeded", orderId, amountOf(orderId), "EUR");
 
-        @Test
-        void sameKeyTwiceDebitsOnceAndTheRetryIsReplayed() throws Exception {
-            long accountId = newAccount("acme", 10_000);
-            String key = newKey();
+        List<HttpResponse<byte[]>> deliveries = ConcurrentRequests.send(20, i -> deliver(event));
 
-            HttpResponse<byte[]> first = debit("alice", accountId, key, "{\"amount\": 2500, \"expectedVersion\": 0}");
-            HttpResponse<byte[]> retry = debit("alice", accountId, key, "{\"expectedVersion\": 0, \"amount\": 2500}");
+        byte[] receipt = deliveries.stream().filter(r -> r.statusCode() == 200).findFirst().orElseThrow().body();
+        assertThat(deliveries).allSatisfy(delivery -> {
+            if (delivery.statusCode() == 200) {
+                assertThat(delivery.body()).isEqualTo(receipt);
+            } else {
+                assertProblem(delivery, 409, "request-in-progress");
+            }
+        });
+        assertThat(historyRows(orderId)).isEqualTo(1);
+        assertThat(outbox(orderId)).containsExactly("order.paid");
+    }
 
-            assertThat(first.statusCode()).isEqualTo(200);
-            assertThat(text(first)).contains("\"balance\":7500").contains("\"version\":1");
-            assertThat(retry.statusCode()).isEqualTo(200);
-            assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-            assertThat(retry.body()).isEqualTo(first.body());
-            assertThat(balance(accountId)).isEqualTo(7500);
-        }
+    @Test
+    void twoPaymentsOfOneOrderRacingUnderDifferentIdsPayItOnce() throws Exception {
+        long orderId = placeOrder();
+        long amount = amountOf(orderId);
+        List<String> events = List.of(event(newEventId(), "payment.succeeded", orderId, amount, "EUR"),
+                event(newEventId(), "payment.succeeded", orderId, amount, "EUR"));
 
-        @Test
-        void staleVersionIsA409ProblemWithTheCurrentVersionAndDebitsNothing() throws Exception {
-            long accountId = newAccount("acme", 10_000);
-            debit("alice", accountId, newKey(), "{\"amount\": 100, \"expectedVersion\": 0}");
+        List<HttpResponse<byte[]>> deliveries = ConcurrentRequests.send(2, i -> deliver(events.get(i)));
 
-            HttpResponse<byte[]> stale = debit("alice", accountId, newKey(),
-                    "{\"amount\": 100, \"expectedVersion\": 0}");
+        assertThat(deliveries).extracting(HttpResponse::statusCode).containsOnly(200);
+        assertThat(deliveries).extracting(PaymentsHttpContract::text)
+                .filteredOn(body -> body.contains("\"outcome\":\"applied\"")).hasSize(1);
+        assertThat(historyRows(orderId)).isEqualTo(1);
+        assertThat(outbox(orderId)).containsExactly("order.paid");
+    }
 
-            assertProblem(stale, 409, "stale-version");
-            assertThat(text(stale)).contains("\"currentVersion\":1");
-            assertThat(balance(accountId)).isEqualTo(9900);
-        }
+    @Test
+    void paymentArrivingAfterItsRefundLeavesTheOrderRefundedAndWritesNothing() throws Exception {
+        long orderId = placeOrder();
+        long amount = amountOf(orderId);
+        deliver(event(newEventId(), "payment.succeeded", orderId, amount, "EUR"));
+        HttpResponse<byte[]> refund = deliver(event(newEventId(), "payment.refunded", orderId, amount, "EUR"));
 
-        @Test
-        void sameKeyWithAnotherBodyIsRefusedWith422() throws Exception {
-            long accountId = newAccount("acme", 10_000);
-            String key = newKey();
-            debit("alice", accountId, key, "{\"amount\": 100, \"expectedVersion\": 0}");
+        HttpResponse<byte[]> latePayment = deliver(event(newEventId(), "payment.succeeded", orderId, amount,
+                "EUR"));
 
-            HttpResponse<byte[]> reused = debit("alice", accountId, key, "{\"amount\": 100, \"expectedVersion\": 1}");
+        assertThat(text(refund)).contains("\"outcome\":\"applied\"").contains("\"status\":\"REFUNDED\"");
+        assertThat(latePayment.statusCode()).isEqualTo(200);
+        assertThat(text(latePayment)).contains("\"outcome\":\"ignored\"").contains("\"status\":\"REFUNDED\"");
+        assertThat(status(orderId)).isEqualTo("REFUNDED");
+        assertThat(historyRows(orderId)).isEqualTo(2);
+        assertThat(outbox(orderId)).containsExactly("order.paid", "order.refunded");
+    }
 
-            assertProblem(reused, 422, "idempotency-key-reused");
-            assertThat(balance(accountId)).isEqualTo(9900);
-        }
+    @Test
+    void secondPaymentUnderAnotherEventIdIsIgnored() throws Exception {
+        long orderId = placeOrder();
+        long amount = amountOf(orderId);
+        deliver(event(newEventId(), "payment.succeeded", orderId, amount, "EUR"));
 
-        @Test
-        void debitBeyondTheBalanceIsA422Problem() throws Exception {
-            long accountId = newAccount("acme", 100);
+        HttpResponse<byte[]> again = deliver(event(newEventId(), "payment.succeeded", orderId, amount, "EUR"));
 
-            HttpResponse<byte[]> response = debit("alice", accountId, newKey(),
-                    "{\"amount\": 101, \"expectedVersion\": 0}");
+        assertThat(again.statusCode()).isEqualTo(200);
+        assertThat(text(again)).contains("\"outcome\":\"ignored\"").contains("\"status\":\"PAID\"");
+        assertThat(historyRows(orderId)).isEqualTo(1);
+        assertThat(outbox(orderId)).containsExactly("order.paid");
+    }
 
-            assertProblem(response, 422, "insufficient-funds");
-            assertThat(balance(accountId)).isEqualTo(100);
-        }
+    @Test
+    void declinedPaymentIsRecordedAndTheOrderStillAwaitsPayment() throws Exception {
+        long orderId = placeOrder();
 
-        @Test
-        void accountOfAnotherTenantIsNotFound() throws Exception {
-            long accountId = newAccount("acme", 10_000);
+        HttpResponse<byte[]> declined = deliver(event(newEventId(), "payment.declined", orderId,
+                amountOf(orderId), "EUR"));
 
-            HttpResponse<byte[]> response = debit("carol", accountId, newKey(),
-                    "{\"amount\": 1, \"expectedVersion\": 0}");
+        assertThat(declined.statusCode()).isEqualTo(200);
+        assertThat(text(declined)).contains("\"outcome\":\"recorded\"");
+        assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
+        assertThat(historyRows(orderId)).isEqualTo(1);
+        assertThat(outbox(orderId)).isEmpty();
+    }
 
-            assertProblem(response, 404, "account-not-found");
-            assertThat(balance(accountId)).isEqualTo(10_000);
-        }
+    @Test
+    void eventsForUnknownOrdersOrOtherAmountsAreAcknowledgedAndIgnored() throws Exception {
+        long orderId = placeOrder();
+
+        HttpResponse<byte[]> unknown = deliver(event(newEventId(), "payment.succeeded", 999_999_999_999L, 100,
+                "EUR"));
+        HttpResponse<byte[]> otherAmount = deliver(event(newEventId(), "payment.succeeded", orderId, 1, "EUR"));
+        HttpResponse<byte[]> otherCurrency = deliver(event(newEventId(), "payment.succeeded", orderId,
+                amountOf(orderId), "USD"));
+
+        assertThat(List.of(unknown, otherAmount, otherCurrency)).allSatisfy(response -> {
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(text(response)).contains("\"outcome\":\"ignored\"");
+        });
+        assertThat(text(unknown)).contains("\"reason\":\"unknown-order\"");
+        assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
+        assertThat(historyRows(orderId)).isZero();
+    }
+
+    @Test
+    void wrongOrMissingSignatureIsA401ProblemAndChangesNothing() throws Exception {
+        long orderId = placeOrder();
+        String event = event(newEventId(), "payment.succeeded", orderId, amountOf(orderId), "EUR");
+        long t = clock.instant().getEpochSecond();
+
+        HttpResponse<byte[]> otherSecret = deliver(event, List.of("t=" + t + ",v1="
+                + hmac("not_the_webhook_secret", t + "." + event)));
+        HttpResponse<byte[]> otherBody = deliver(event, List.of(signature(event.replace("EUR", "USD"), t)));
+        HttpResponse<byte[]> unsigned = deliver(event, List.of());
+
+        assertProblem(otherSecret, 401, "invalid-payment-signature");
+        assertProblem(otherBody, 401, "invalid-payment-signature");
+        assertProblem(unsigned, 401, "invalid-payment-signature");
+        assertThat(otherSecret.headers().firstValue("WWW-Authenticate")).hasValue("Payment-Signature");
+        assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
+    }
+
+    @Test
+    void genuineSignatureWithAnExpiredTimestampIsA401Problem() throws Exception {
+        long orderId = placeOrder();
+        String event = event(newEventId(), "payment.succeeded", orderId, amountOf(orderId), "EUR");
+        long sixMinutesAgo = clock.instant().minus(Duration.ofMinutes(6)).getEpochSecond();
+
+        HttpResponse<byte[]> replayedLater = deliver(event, List.of(signature(event, sixMinutesAgo)));
+
+        assertProblem(replayedLater, 401, "invalid-payment-signature");
+        assertThat(text(replayedLater)).contains("tolerance");
+        assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
+    }
+
+    @Test
+    void malformedSignatureHeaderIsA400Problem() throws Exception {
+        String event = event(newEventId(), "payment.succeeded", 1, 100, "EUR");
+
+        HttpResponse<byte[]> response = deliver(event, List.of("v1=" + "ab".repeat(32)));
+
+        assertProblem(response, 400, "malformed-payment-signature");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "{", "not json", "[]", "null", "{\"id\": \"evt_0123456789abcdef\"}",
+        "{\"id\":\"evt_0123456789abcdef\",\"type\":\"payment.succeeded\",\"created\":\"yesterday\","
+            + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"order-1\",\"amount\":100,\"currency\":\"EUR\"}}",
+        "{\"id\":\"evt_0123456789abcdef\",\"type\":\"payment.succeeded\",\"created\":\"2026-12-01T10:00:00Z\","
+            + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"order-1\",\"amount\":1.5,\"currency\":\"EUR\"}}",
+        "{\"id\":\"evt_0123456789abcdef\",\"type\":\"payment.succeeded\",\"created\":\"2026-12-01T10:00:00Z\","
+            + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"1\",\"amount\":100,\"currency\":\"EUR\"}}",
+        "{\"id\":\"not-an-event-id\",\"type\":\"payment.succeeded\",\"created\":\"2026-12-01T10:00:00Z\","
+            + "\"data\":{\"chargeId\":\"ch_1\",\"reference\":\"order-1\",\"amount\":100,\"currency\":\"EUR\"}}"})
+    void signedBodyThatIsNoPaymentEventIsA400Problem(String body) throws Exception {
+        HttpResponse<byte[]> response = deliver(body);
+
+        assertProblem(response, 400, "malformed-payment-event");
+        assertThat(text(response)).doesNotContain("\tat ");
+    }
+
+    @Test
+    void knownEventIdWithAnotherBodyIsRefusedAndChangesNothing() throws Exception {
+        long orderId = placeOrder();
+        long amount = amountOf(orderId);
+        String eventId = newEventId();
+        deliver(event(eventId, "payment.declined", orderId, amount, "EUR"));
+
+        HttpResponse<byte[]> other = deliver(event(eventId, "payment.succeeded", orderId, amount, "EUR"));
+
+        assertProblem(other, 422, "idempotency-key-reused");
+        assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
+        assertThat(historyRows(orderId)).isEqualTo(1);
+    }
+
+    @Test
+    void sameKeyTwiceDebitsOnceAndTheRetryIsReplayed() throws Exception {
+        long accountId = newAccount("acme", 10_000);
+        String key = newKey();
+
+        HttpResponse<byte[]> first = debit("alice", accountId, key, "{\"amount\": 2500, \"expectedVersion\": 0}");
+        HttpResponse<byte[]> retry = debit("alice", accountId, key, "{\"expectedVersion\": 0, \"amount\": 2500}");
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(text(first)).contains("\"balance\":7500").contains("\"version\":1");
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(balance(accountId)).isEqualTo(7500);
+    }
+
+    @Test
+    void staleVersionIsA409ProblemWithTheCurrentVersionAndDebitsNothing() throws Exception {
+        long accountId = newAccount("acme", 10_000);
+        debit("alice", accountId, newKey(), "{\"amount\": 100, \"expectedVersion\": 0}");
+
+        HttpResponse<byte[]> stale = debit("alice", accountId, newKey(),
+                "{\"amount\": 100, \"expectedVersion\": 0}");
+
+        assertProblem(stale, 409, "stale-version");
+        assertThat(text(stale)).contains("\"currentVersion\":1");
+        assertThat(balance(accountId)).isEqualTo(9900);
+    }
+
+    @Test
+    void sameKeyWithAnotherBodyIsRefusedWith422() throws Exception {
+        long accountId = newAccount("acme", 10_000);
+        String key = newKey();
+        debit("alice", accountId, key, "{\"amount\": 100, \"expectedVersion\": 0}");
+
+        HttpResponse<byte[]> reused = debit("alice", accountId, key, "{\"amount\": 100, \"expectedVersion\": 1}");
+
+        assertProblem(reused, 422, "idempotency-key-reused");
+        assertThat(balance(accountId)).isEqualTo(9900);
+    }
+
+    @Test
+    void debitBeyondTheBalanceIsA422Problem() throws Exception {
+        long accountId = newAccount("acme", 100);
+
+        HttpResponse<byte[]> response = debit("alice", accountId, newKey(),
+                "{\"amount\": 101, \"expectedVersion\": 0}");
+
+        assertProblem(response, 422, "insufficient-funds");
+        assertThat(balance(accountId)).isEqualTo(100);
+    }
+
+    @Test
+    void accountOfAnotherTenantIsNotFound() throws Exception {
+        long accountId = newAccount("acme", 10_000);
+
+        HttpResponse<byte[]> response = debit("carol", accountId, newKey(),
+                "{\"amount\": 1, \"expectedVersion\": 0}");
+
+        assertProblem(response, 404, "account-not-found");
+        assertThat(balance(accountId)).isEqualTo(10_000);
     }
 
     private long placeOrder() throws Exception {

@@ -1,5 +1,7 @@
 package dev.onceonly.example;
 
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
 /** Paying orders on the local PostgreSQL, in a schema of its own (its task table is this context's alone). */
@@ -9,4 +11,16 @@ import org.springframework.test.context.TestPropertySource;
     "spring.flyway.schemas=onceonly_example_payments"
 })
 class PostgresOrderPaymentsHttpIT extends OrderPaymentsHttpContract {
+
+    private static final PaymentProviderServer PROVIDER = PaymentProviderServer.start();
+
+    @DynamicPropertySource
+    static void provider(DynamicPropertyRegistry registry) {
+        registry.add("example.payments.provider-url", () -> PROVIDER.url().toString());
+    }
+
+    @Override
+    PaymentProviderServer provider() {
+        return PROVIDER;
+    }
 }
