@@ -1,5 +1,6 @@
 package dev.onceonly;
 
+import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
@@ -8,7 +9,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Consumer;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,27 +26,27 @@ record AsynchronousAttempts(IdempotencyStore store, Clock clock, Records records
             OutcomeCodec<T> codec, Consumer<IdempotencyScope> enqueue) {
         return runner.inTransaction(() -> {
             Instant now = clock.instant();
-            // A shortcut, not the decision: a duplicate of a live operation must neither take its queued record
-            // over nor count an attempt. The claim below decides every race for a new or expired one.
-            @Nullable IdempotencyRecord existing = store.find(stored).filter(record -> !record.isExpired(now))
-                    .orElse(null);
-            if (existing != null) {
-                return answerDuplicate(stored, fingerprint, existing, codec, enqueue);
-            }
-            ClaimResult claim = store.claim(records.queuedClaimRequest(stored, fingerprint, now, waitTimeout), now);
-            return switch (claim) {
+            // A claim that may not take over: a duplicate of a live operation neither takes its queued record over
+            // nor counts an attempt, and the claim alone decides every race, in one round trip.
+            ClaimRequest request = records.queuedClaimRequest(stored, fingerprint, now, waitTimeout);
+            return switch (store.claim(request, now)) {
                 case ClaimResult.Claimed claimed -> {
                     enqueue.accept(stored);
                     log.debug("Accepted: operation={} key={}", stored.operation(), stored.key());
-                    yield new Submission.Accepted<>(store.find(stored).orElseThrow(() -> new IdempotencyStoreException(
-                            "The store lost the record of operation '" + stored.operation() + "' it just claimed")),
-                            true);
+                    yield new Submission.Accepted<>(queuedRecord(request, claimed, now), true);
                 }
                 case ClaimResult.Duplicate duplicate -> answerDuplicate(stored, fingerprint, duplicate.record(), codec,
                         enqueue);
                 case ClaimResult.Locked ignored -> throw RequestInProgressException.of(stored, retryAfter);
             };
         });
+    }
+
+    /** The record a granted claim wrote, as the store's contract says it is: no second round trip to read it. */
+    private static IdempotencyRecord queuedRecord(ClaimRequest request, ClaimResult.Claimed claimed, Instant now) {
+        return new IdempotencyRecord(request.scope(), request.fingerprint(), RecordState.PROCESSING,
+                claimed.token().attempt(), claimed.failures(), request.leaseExpiresAt(), null, null,
+                claimed.token().createdAt(), now, request.expiresAt());
     }
 
     private <T> Submission<T> answerDuplicate(IdempotencyScope stored, Fingerprint fingerprint,

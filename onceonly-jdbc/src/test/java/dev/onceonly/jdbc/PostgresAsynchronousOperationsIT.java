@@ -13,13 +13,18 @@ import dev.onceonly.Resumption;
 import dev.onceonly.RetryPolicy;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.Submission;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
+import dev.onceonly.spi.ForwardingIdempotencyStore;
 import dev.onceonly.spi.IdempotencyRecord;
+import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.RecordState;
 import dev.onceonly.tck.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -83,6 +88,43 @@ class PostgresAsynchronousOperationsIT {
         });
         assertThat(tasks()).isEqualTo(1);
         assertThat(calls).hasValue(0);
+    }
+
+    @Test
+    void submissionAndItsDuplicateAreOneClaimEachWithNoReadBeforeOrAfter() {
+        AtomicInteger claims = new AtomicInteger();
+        AtomicInteger finds = new AtomicInteger();
+        IdempotencyStore counting = new ForwardingIdempotencyStore(JdbcIdempotencyStore.create(DATA_SOURCE,
+                new PostgresDialect())) {
+            @Override
+            public ClaimResult claim(ClaimRequest request, Instant now) {
+                claims.incrementAndGet();
+                return super.claim(request, now);
+            }
+
+            @Override
+            public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
+                finds.incrementAndGet();
+                return super.find(scope);
+            }
+        };
+        IdempotencyEngine counted = IdempotencyEngine.builder(counting)
+                .transactions(new SpringTransactionRunner(new TransactionTemplate(
+                        new DataSourceTransactionManager(DATA_SOURCE)))).build();
+
+        Submission<String> accepted = counted.submit(scope, request, WITH_STATUS, enqueue);
+        Submission<String> duplicate = counted.submit(scope, request, WITH_STATUS, enqueue);
+
+        assertThat(claims).hasValue(2);
+        assertThat(finds).hasValue(0);
+        // The accepted record is the one the claim wrote; its times are the request's, at the store's precision
+        // only where the store read them back (the duplicate's).
+        IdempotencyRecord written = ((Submission.Accepted<String>) accepted).record();
+        IdempotencyRecord read = ((Submission.Accepted<String>) duplicate).record();
+        assertThat(written.state()).isEqualTo(read.state()).isEqualTo(RecordState.PROCESSING);
+        assertThat(written.token()).isEqualTo(read.token());
+        assertThat(written.failures()).isEqualTo(read.failures()).isZero();
+        assertThat(written.fingerprint()).isEqualTo(read.fingerprint());
     }
 
     @Test

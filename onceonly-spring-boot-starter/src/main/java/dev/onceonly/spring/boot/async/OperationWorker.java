@@ -66,17 +66,18 @@ final class OperationWorker {
     CompletionHandler<OperationTask> execute(TaskInstance<OperationTask> instance, ExecutionContext context) {
         OperationTask task = instance.getData();
         IdempotencyScope scope = task.scope();
-        Instant now = clock.instant();
-        IdempotencyRecord record = engine.findStored(scope).orElse(null);
-        if (record == null || record.isExpired(now) || record.state().isTerminal()) {
-            return (complete, ops) -> ops.remove();
-        }
         AsynchronousOperation<?> operation = operations.get(task.operation());
         if (operation == null) {
+            Instant now = clock.instant();
+            IdempotencyRecord record = engine.findStored(scope).orElse(null);
+            if (record == null || record.isExpired(now) || record.state().isTerminal()) {
+                return (complete, ops) -> ops.remove();
+            }
             log.error("No AsynchronousOperation bean named '{}' on this instance; its task waits {}",
                     task.operation(), UNKNOWN_OPERATION_RETRY);
             return (complete, ops) -> ops.reschedule(complete, now.plus(UNKNOWN_OPERATION_RETRY));
         }
+        // resume reads the record first: a finished or purged one is Done without running anything.
         Resumption next = resume(scope, operation, task.payload());
         return switch (next) {
             case Resumption.Done done -> (complete, ops) -> ops.remove();
