@@ -1,0 +1,341 @@
+package dev.onceonly.kafka.outbox;
+
+import dev.onceonly.jdbc.SqlFailure;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.kafka.KafkaException;
+import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.support.SendResult;
+
+/**
+ * Publishes the rows of an outbox table to Kafka at least once, in order per aggregate, surviving crashes, safe to
+ * run on every instance at once. Consumers deduplicate by the event id header; a row may be sent more than once
+ * (a crash after the send and before the row is marked), but an aggregate's rows are first sent in id order.
+ *
+ * <p><b>The table</b> (its name is configurable):
+ * <ul>
+ *   <li>{@code id} bigint, increasing in insert order ({@code bigserial}, {@code AUTO_INCREMENT});</li>
+ *   <li>{@code aggregate_id}, the record key (as text), so an aggregate's events share a partition;</li>
+ *   <li>{@code event_type} varchar, the {@value #EVENT_TYPE_HEADER} header and the input of the topic choice;</li>
+ *   <li>{@code event_id} varchar, the deterministic id the producer derived, the {@value #EVENT_ID_HEADER}
+ *       header;</li>
+ *   <li>{@code payload}, JSON ({@code jsonb}, {@code JSON} or text), the record value;</li>
+ *   <li>{@code created_at}, and {@code published_at}, null until the relay published the row.</li>
+ * </ul>
+ * Indexes: PostgreSQL {@code (aggregate_id, id) WHERE published_at IS NULL} and {@code (id) WHERE published_at IS
+ * NULL}; MariaDB {@code (aggregate_id, published_at, id)} and {@code (published_at, id)}. Rows of one aggregate must
+ * commit in id order, as they do when the business transaction locks the aggregate (a later id committed first would
+ * be published first).
+ *
+ * <p><b>How a round works:</b>
+ * <ol>
+ *   <li>Borrow a connection; on MariaDB take the table's named lock or, when another relay holds it, publish
+ *       nothing (see the dialects).</li>
+ *   <li>In one READ COMMITTED transaction, select up to {@code batchSize} head rows: unpublished rows with no earlier
+ *       unpublished row of the same aggregate, oldest first (PostgreSQL locks them {@code FOR UPDATE SKIP LOCKED}, so
+ *       concurrent rounds take other aggregates). So a row is never sent before its predecessor was published.</li>
+ *   <li>Send each row and wait for every acknowledgement, all within {@code sendTimeout}.</li>
+ *   <li>Set {@code published_at} of those rows and commit. Any failure before the commit rolls the round back: its
+ *       rows are sent again by a later round, with the same event ids.</li>
+ * </ol>
+ * {@link #publishPending()} runs rounds until one publishes nothing; {@link OutboxPoller} runs it periodically.
+ * The producer's {@code max.block.ms} should not exceed the send timeout, as a send may block that long first. The
+ * template's producer listener should not log record values: Spring's default {@code LoggingProducerListener} logs
+ * the key and payload of a failed send unless {@code setIncludeContents(false)}.
+ * Logs and exceptions name error types and SQLStates, never payloads or database error texts. Thread-safe.
+ */
+public final class OutboxRelay {
+
+    /** The header carrying the row's {@code event_id}, UTF-8. */
+    public static final String EVENT_ID_HEADER = "onceonly-event-id";
+    /** The header carrying the row's {@code event_type}, UTF-8. */
+    public static final String EVENT_TYPE_HEADER = "onceonly-event-type";
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
+    private static final Pattern TABLE_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?"
+            + "[A-Za-z_][A-Za-z0-9_]{0,62}");
+
+    private final DataSource dataSource;
+    private final KafkaOperations<String, String> kafka;
+    private final String table;
+    private final Function<String, String> topicForEventType;
+    private final int batchSize;
+    private final Duration sendTimeout;
+    private final Clock clock;
+    private final OutboxDialect dialect;
+    private final String selectHeadsSql;
+    private final String markPublishedPrefix;
+
+    private OutboxRelay(Builder builder, Function<String, String> topicForEventType) {
+        this.dataSource = builder.dataSource;
+        this.kafka = builder.kafka;
+        this.table = builder.table;
+        this.topicForEventType = topicForEventType;
+        this.batchSize = builder.batchSize;
+        this.sendTimeout = builder.sendTimeout;
+        this.clock = builder.clock;
+        this.dialect = OutboxDialect.of(dataSource, table);
+        this.selectHeadsSql = dialect.selectHeads(table);
+        this.markPublishedPrefix = "UPDATE " + table + " SET published_at = ? WHERE published_at IS NULL AND id IN (";
+    }
+
+    /**
+     * @param dataSource the database of the outbox table
+     * @param table the outbox table, a plain SQL identifier, optionally schema-qualified
+     * @param kafka a non-transactional template whose value serializer takes the payload's JSON text
+     * @throws IllegalArgumentException if {@code table} is not a plain SQL identifier
+     */
+    public static Builder builder(DataSource dataSource, String table, KafkaOperations<String, String> kafka) {
+        return new Builder(dataSource, table, kafka);
+    }
+
+    /** The outbox table this relay publishes. */
+    public String table() {
+        return table;
+    }
+
+    /**
+     * Runs rounds until one publishes nothing: everything committed before the call is published when it returns
+     * normally, unless, on MariaDB, another relay was running a round (that relay publishes it).
+     *
+     * @return the number of rows published
+     * @throws OutboxRelayException if a round failed; the rows of earlier rounds stay published
+     */
+    public int publishPending() {
+        int total = 0;
+        int published;
+        do {
+            published = publishRound();
+            total += published;
+        } while (published > 0);
+        return total;
+    }
+
+    private int publishRound() {
+        try (Connection connection = dataSource.getConnection()) {
+            if (!dialect.enterRound(connection)) {
+                return 0;
+            }
+            try {
+                return inTransaction(connection);
+            } finally {
+                leaveRound(connection);
+            }
+        } catch (SQLException e) {
+            throw new OutboxRelayException("Publishing outbox " + table + " failed: " + SqlFailure.describe(e),
+                    SqlFailure.of(e).toException());
+        }
+    }
+
+    private int inTransaction(Connection connection) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        int isolation = connection.getTransactionIsolation();
+        // READ COMMITTED: no gap locks on MariaDB, and no serialization failures where the pool defaults higher.
+        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        connection.setAutoCommit(false);
+        boolean committed = false;
+        try {
+            List<OutboxRow> heads = selectHeads(connection);
+            if (!heads.isEmpty()) {
+                send(heads);
+                markPublished(connection, heads);
+            }
+            connection.commit();
+            committed = true;
+            log.debug("Published {} rows of outbox {}", heads.size(), table);
+            return heads.size();
+        } finally {
+            if (!committed) {
+                rollBack(connection);
+            }
+            restore(connection, autoCommit, isolation);
+        }
+    }
+
+    private List<OutboxRow> selectHeads(Connection connection) throws SQLException {
+        List<OutboxRow> rows = new ArrayList<>();
+        try (PreparedStatement statement = connection.prepareStatement(selectHeadsSql)) {
+            statement.setInt(1, batchSize);
+            try (ResultSet result = statement.executeQuery()) {
+                while (result.next()) {
+                    rows.add(new OutboxRow(result.getLong(1), result.getString(2), result.getString(3),
+                            result.getString(4), result.getString(5)));
+                }
+            }
+        }
+        return rows;
+    }
+
+    private void send(List<OutboxRow> rows) {
+        long deadline = System.nanoTime() + sendTimeout.toNanos();
+        List<CompletableFuture<SendResult<String, String>>> acks = new ArrayList<>(rows.size());
+        try {
+            for (OutboxRow row : rows) {
+                acks.add(kafka.send(record(row)));
+            }
+            for (CompletableFuture<SendResult<String, String>> ack : acks) {
+                ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+        } catch (ExecutionException e) {
+            throw sendFailed(Objects.requireNonNullElse(e.getCause(), e));
+        } catch (TimeoutException e) {
+            throw new OutboxRelayException("Publishing outbox " + table + " failed: no acknowledgement within "
+                    + sendTimeout, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new OutboxRelayException("Publishing outbox " + table + " was interrupted", e);
+        } catch (RuntimeException e) {
+            throw sendFailed(e);
+        }
+    }
+
+    private ProducerRecord<String, String> record(OutboxRow row) {
+        ProducerRecord<String, String> record = new ProducerRecord<>(topicForEventType.apply(row.eventType()),
+                row.aggregateId(), row.payload());
+        record.headers().add(EVENT_ID_HEADER, row.eventId().getBytes(StandardCharsets.UTF_8));
+        record.headers().add(EVENT_TYPE_HEADER, row.eventType().getBytes(StandardCharsets.UTF_8));
+        return record;
+    }
+
+    /** Spring wraps the client's error in a KafkaProducerException that carries the record: keep only the error. */
+    private OutboxRelayException sendFailed(Throwable failure) {
+        Throwable error = failure instanceof KafkaException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        return new OutboxRelayException("Publishing outbox " + table + " failed: a send was refused ("
+                + error.getClass().getSimpleName() + ")", error);
+    }
+
+    /** One statement for the round (a JDBC batch on a dead PostgreSQL session fails with an AssertionError). */
+    private void markPublished(Connection connection, List<OutboxRow> rows) throws SQLException {
+        String sql = markPublishedPrefix + String.join(", ", Collections.nCopies(rows.size(), "?")) + ")";
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setTimestamp(1, Timestamp.from(clock.instant().truncatedTo(ChronoUnit.MICROS)));
+            for (int i = 0; i < rows.size(); i++) {
+                statement.setLong(i + 2, rows.get(i).id());
+            }
+            statement.executeUpdate();
+        }
+    }
+
+    /** The round failed already; a rollback that fails too (the session died) changes nothing about that. */
+    private void rollBack(Connection connection) {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            log.debug("Rolling back a failed round of outbox {} failed too ({})", table, SqlFailure.describe(e));
+        }
+    }
+
+    /** The pool resets what fails here, and a failure must not hide the round's own. */
+    private void restore(Connection connection, boolean autoCommit, int isolation) {
+        try {
+            connection.setAutoCommit(autoCommit);
+            connection.setTransactionIsolation(isolation);
+        } catch (SQLException e) {
+            log.debug("Restoring a connection of outbox {} failed ({})", table, SqlFailure.describe(e));
+        }
+    }
+
+    /** A named lock that cannot be released is gone with its session, which the pool then discards. */
+    private void leaveRound(Connection connection) {
+        try {
+            dialect.leaveRound(connection);
+        } catch (SQLException e) {
+            log.debug("Leaving a round of outbox {} failed ({})", table, SqlFailure.describe(e));
+        }
+    }
+
+    /** Builds an {@link OutboxRelay}; a topic, fixed or by event type, is required. */
+    public static final class Builder {
+
+        private final DataSource dataSource;
+        private final String table;
+        private final KafkaOperations<String, String> kafka;
+        private @Nullable Function<String, String> topicForEventType;
+        private int batchSize = 100;
+        private Duration sendTimeout = Duration.ofSeconds(10);
+        private Clock clock = Clock.systemUTC();
+
+        private Builder(DataSource dataSource, String table, KafkaOperations<String, String> kafka) {
+            if (!TABLE_NAME.matcher(table).matches()) {
+                throw new IllegalArgumentException("The outbox table name must be a plain SQL identifier (letters, "
+                        + "digits and '_', optionally schema-qualified)");
+            }
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            this.table = table;
+            this.kafka = Objects.requireNonNull(kafka, "kafka");
+        }
+
+        /** Publishes every row to {@code topic}. */
+        public Builder topic(String topic) {
+            Objects.requireNonNull(topic, "topic");
+            return topicForEventType(eventType -> topic);
+        }
+
+        /** Publishes each row to the topic {@code topicForEventType} names for the row's {@code event_type}. */
+        public Builder topicForEventType(Function<String, String> topicForEventType) {
+            this.topicForEventType = Objects.requireNonNull(topicForEventType, "topicForEventType");
+            return this;
+        }
+
+        /** The most head rows one round sends (default 100); a round sends at most one row per aggregate. */
+        public Builder batchSize(int batchSize) {
+            if (batchSize < 1) {
+                throw new IllegalArgumentException("batchSize must be at least 1");
+            }
+            this.batchSize = batchSize;
+            return this;
+        }
+
+        /** How long a round waits for all of its acknowledgements (default 10 s) before it fails. */
+        public Builder sendTimeout(Duration sendTimeout) {
+            if (sendTimeout.isNegative() || sendTimeout.isZero()) {
+                throw new IllegalArgumentException("sendTimeout must be positive");
+            }
+            this.sendTimeout = sendTimeout;
+            return this;
+        }
+
+        /** The clock of {@code published_at} (default the system clock, UTC). */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Detects the database (PostgreSQL, MariaDB or MySQL) through one connection.
+         *
+         * @throws IllegalStateException if no topic was given
+         * @throws IllegalArgumentException if the database is of another kind
+         * @throws OutboxRelayException if the database cannot be reached
+         */
+        public OutboxRelay build() {
+            if (topicForEventType == null) {
+                throw new IllegalStateException("The outbox relay for " + table + " needs a topic");
+            }
+            return new OutboxRelay(this, topicForEventType);
+        }
+    }
+}

@@ -1,0 +1,313 @@
+package dev.onceonly.kafka.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.groups.Tuple.tuple;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.onceonly.kafka.SharedKafkaBroker;
+import dev.onceonly.kafka.TopicReader;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerInterceptor;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.support.LoggingProducerListener;
+
+/**
+ * What {@link OutboxRelay} guarantees on every database: run by one concrete class per database against the real
+ * database and the shared in-JVM broker. Each test has a table and a topic of its own.
+ */
+abstract class OutboxRelayContract {
+
+    /** The shared pool of the database. */
+    protected abstract HikariDataSource database();
+
+    /** A pool of the database of its own, which the test closes. */
+    protected abstract HikariDataSource newPool(String name, int size);
+
+    /** Creates {@code table} with the layout the relay requires, and the indexes it advises. */
+    protected abstract List<String> createTable(String table);
+
+    /** The insert parameter of a JSON payload. */
+    protected abstract String payloadParameter();
+
+    /** The id of the current session, as {@link #killSessionSql()} and {@link #sessionCountSql()} take it. */
+    protected abstract String sessionIdSql();
+
+    /** Ends the session whose id is the parameter, from another session. */
+    protected abstract String killSessionSql();
+
+    /** Counts the sessions whose id is the parameter. */
+    protected abstract String sessionCountSql();
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private String table;
+    private String topic;
+
+    @BeforeEach
+    void createTableAndTopic() throws SQLException {
+        String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        table = "relay_outbox_" + suffix;
+        topic = "relay-" + suffix;
+        for (String sql : createTable(table)) {
+            execute(sql);
+        }
+        SharedKafkaBroker.createTopic(topic, 3);
+    }
+
+    @AfterEach
+    void dropTable() throws Exception {
+        for (AutoCloseable resource : resources.reversed()) {
+            resource.close();
+        }
+        execute("DROP TABLE " + table);
+    }
+
+    @Test
+    void rowsArePublishedWithKeyHeadersAndPayloadAndMarkedPublished() throws SQLException {
+        insert(7, "order.placed", "e-1", "{\"order\": 7}");
+        insert(8, "order.placed", "e-2", "{\"order\": 8}");
+        OutboxRelay relay = relay(database(), template()).build();
+
+        int published = relay.publishPending();
+
+        assertThat(published).isEqualTo(2);
+        List<ConsumerRecord<String, String>> records = TopicReader.readAtLeast(topic, 2);
+        assertThat(records).extracting(ConsumerRecord::key, r -> header(r, OutboxRelay.EVENT_ID_HEADER),
+                        r -> header(r, OutboxRelay.EVENT_TYPE_HEADER))
+                .containsExactlyInAnyOrder(tuple("7", "e-1", "order.placed"),
+                        tuple("8", "e-2", "order.placed"));
+        assertThat(records).extracting(r -> r.value().replace(" ", ""))
+                .containsExactlyInAnyOrder("{\"order\":7}", "{\"order\":8}");
+        assertThat(unpublished()).isZero();
+        assertThat(relay.publishPending()).isZero();
+    }
+
+    @Test
+    void anAggregatesRowsArePublishedOneRoundAfterAnother() throws SQLException {
+        for (int i = 1; i <= 4; i++) {
+            insert(1, "order.changed", "a-" + i, "{}");
+        }
+        insert(2, "order.changed", "b-1", "{}");
+
+        int published = relay(database(), template()).batchSize(10).build().publishPending();
+
+        assertThat(published).isEqualTo(5);
+        assertThat(TopicReader.readAtLeast(topic, 5)).filteredOn(r -> r.key().equals("1"))
+                .extracting(r -> header(r, OutboxRelay.EVENT_ID_HEADER))
+                .containsExactly("a-1", "a-2", "a-3", "a-4");
+    }
+
+    @Test
+    void aSessionThatDiesBetweenSendAndMarkIsPublishedAgainWithTheSameEventId() throws Exception {
+        insert(3, "order.paid", "paid-3", "{\"order\": 3}");
+        HikariDataSource relayPool = closeLater(newPool("relay-killed", 1));
+        long relaySession = sessionIdOf(relayPool);
+        KafkaTemplate<String, String> template = template();
+        AtomicBoolean killed = new AtomicBoolean();
+        // Runs on the acknowledgement before the send's future completes, so before the relay marks the row.
+        template.setProducerInterceptor(new AcknowledgementHook(() -> {
+            if (killed.compareAndSet(false, true)) {
+                kill(relaySession);
+            }
+        }));
+        OutboxRelay relay = relay(relayPool, template).build();
+
+        assertThatThrownBy(relay::publishPending).isInstanceOf(OutboxRelayException.class);
+        assertThat(killed).isTrue();
+        assertThat(unpublished()).isEqualTo(1);
+        // The pool may first hand out the dead connection again, or (MariaDB) find the dead session's lock not yet
+        // released: retry until a round publishes the row.
+        await().atMost(Duration.ofSeconds(20)).ignoreExceptionsInstanceOf(OutboxRelayException.class)
+                .until(() -> relay.publishPending() == 1);
+
+        assertThat(TopicReader.readAtLeast(topic, 2)).extracting(r -> header(r, OutboxRelay.EVENT_ID_HEADER))
+                .containsExactly("paid-3", "paid-3");
+        assertThat(unpublished()).isZero();
+        assertThat(relay.publishPending()).isZero();
+    }
+
+    @Test
+    void concurrentRelaysPublishEveryAggregatesEventsInOrder() throws Exception {
+        int aggregates = 20;
+        int rows = 300;
+        List<OutboxPoller> pollers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            OutboxRelay relay = relay(closeLater(newPool("relay-" + i, 2)), template()).batchSize(7).build();
+            pollers.add(new OutboxPoller(relay, Duration.ofMillis(5), Duration.ofMillis(50)));
+        }
+        Map<Long, List<String>> expected = new HashMap<>();
+
+        pollers.forEach(OutboxPoller::start);
+        Random random = new Random(11);
+        for (int i = 0; i < rows; i++) {
+            long aggregate = random.nextInt(aggregates);
+            List<String> events = expected.computeIfAbsent(aggregate, ignored -> new ArrayList<>());
+            String eventId = aggregate + "-" + events.size();
+            insert(aggregate, "order.changed", eventId, "{}");
+            events.add(eventId);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> unpublished() == 0);
+        pollers.forEach(OutboxPoller::stop);
+
+        assertThat(pollers).noneMatch(OutboxPoller::isRunning);
+        Map<Long, Set<String>> firstSeen = new HashMap<>();
+        for (ConsumerRecord<String, String> record : TopicReader.readAtLeast(topic, rows)) {
+            firstSeen.computeIfAbsent(Long.valueOf(record.key()), ignored -> new LinkedHashSet<>())
+                    .add(header(record, OutboxRelay.EVENT_ID_HEADER));
+        }
+        assertThat(firstSeen).hasSameSizeAs(expected);
+        expected.forEach((aggregate, events) ->
+                assertThat(firstSeen.get(aggregate)).as("aggregate %s", aggregate).containsExactlyElementsOf(events));
+    }
+
+    @Test
+    void aRefusedSendLeavesTheWholeRoundUnpublished() throws SQLException {
+        insert(5, "order.placed", "ok-5", "{}");
+        insert(6, "order.lost", "lost-6", "{}");
+        OutboxRelay relay = relay(database(), template())
+                .topicForEventType(type -> type.equals("order.lost") ? "relay-no-such-topic-" + UUID.randomUUID()
+                        : topic)
+                .sendTimeout(Duration.ofSeconds(5))
+                .build();
+
+        assertThatThrownBy(relay::publishPending).isInstanceOf(OutboxRelayException.class);
+
+        assertThat(unpublished()).isEqualTo(2);
+    }
+
+    private OutboxRelay.Builder relay(DataSource dataSource, KafkaTemplate<String, String> template) {
+        return OutboxRelay.builder(dataSource, table, template).topic(topic);
+    }
+
+    private KafkaTemplate<String, String> template() {
+        DefaultKafkaProducerFactory<String, String> factory = new DefaultKafkaProducerFactory<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, SharedKafkaBroker.bootstrapServers(),
+                // A send to a topic that does not exist fails within the relay's send timeout.
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, 2_000,
+                ProducerConfig.LINGER_MS_CONFIG, 0), new StringSerializer(), new StringSerializer());
+        resources.add(factory::destroy);
+        KafkaTemplate<String, String> template = new KafkaTemplate<>(factory);
+        LoggingProducerListener<String, String> withoutPayloads = new LoggingProducerListener<>();
+        withoutPayloads.setIncludeContents(false);
+        template.setProducerListener(withoutPayloads);
+        return template;
+    }
+
+    private <T extends AutoCloseable> T closeLater(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    private void insert(long aggregate, String eventType, String eventId, String payload) throws SQLException {
+        try (Connection connection = database().getConnection();
+             PreparedStatement statement = connection.prepareStatement("INSERT INTO " + table
+                     + " (aggregate_id, event_type, event_id, payload) VALUES (?, ?, ?, " + payloadParameter()
+                     + ")")) {
+            statement.setLong(1, aggregate);
+            statement.setString(2, eventType);
+            statement.setString(3, eventId);
+            statement.setString(4, payload);
+            statement.executeUpdate();
+        }
+    }
+
+    private long unpublished() throws SQLException {
+        return queryLong("SELECT count(*) FROM " + table + " WHERE published_at IS NULL");
+    }
+
+    private long sessionIdOf(DataSource pool) throws SQLException {
+        try (Connection connection = pool.getConnection();
+             Statement statement = connection.createStatement();
+             ResultSet result = statement.executeQuery(sessionIdSql())) {
+            result.next();
+            return result.getLong(1);
+        }
+    }
+
+    /** Ends the session and waits until it is gone, so that the relay's next statement finds it dead. */
+    private void kill(long session) {
+        try (Connection connection = database().getConnection();
+             PreparedStatement statement = connection.prepareStatement(killSessionSql())) {
+            statement.setLong(1, session);
+            statement.execute();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> queryLong(sessionCountSql(), session) == 0);
+    }
+
+    private long queryLong(String sql, long... parameters) throws SQLException {
+        try (Connection connection = database().getConnection();
+             PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setLong(i + 1, parameters[i]);
+            }
+            try (ResultSet result = statement.executeQuery()) {
+                result.next();
+                return result.getLong(1);
+            }
+        }
+    }
+
+    private void execute(String sql) throws SQLException {
+        try (Connection connection = database().getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    private static String header(ConsumerRecord<String, String> record, String name) {
+        Header header = record.headers().lastHeader(name);
+        return header == null ? "(none)" : new String(header.value(), StandardCharsets.UTF_8);
+    }
+
+    /** Calls {@code hook} on every successful acknowledgement. */
+    private record AcknowledgementHook(Runnable hook) implements ProducerInterceptor<String, String> {
+
+        @Override
+        public ProducerRecord<String, String> onSend(ProducerRecord<String, String> record) {
+            return record;
+        }
+
+        @Override
+        public void onAcknowledgement(RecordMetadata metadata, Exception exception) {
+            if (exception == null) {
+                hook.run();
+            }
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+        }
+    }
+}
