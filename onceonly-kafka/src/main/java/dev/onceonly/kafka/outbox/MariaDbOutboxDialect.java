@@ -11,11 +11,13 @@ import java.util.HexFormat;
 
 /**
  * MariaDB (and MySQL): one relay runs a round at a time, under a named lock ({@code GET_LOCK}) per table; the others
- * find it taken and publish nothing until their next poll. Row locks cannot do it: InnoDB's {@code FOR UPDATE} locks,
- * and with {@code SKIP LOCKED} skips, the rows its subquery reads too, so a head locked by one round would be skipped
- * by another round's {@code NOT EXISTS} and the aggregate's second row would look like a head. Under the named lock
- * the head query is a plain read, taking no row locks that could block the business transactions' inserts. The lock
- * belongs to the session, so a relay whose connection dies loses it at once.
+ * find it taken and publish nothing until their next poll. Row locks are not relied on: whether InnoDB's
+ * {@code FOR UPDATE SKIP LOCKED} also locks, and so skips, the rows its {@code NOT EXISTS} subquery reads depends on
+ * the plan and is documented nowhere; if it did, a head locked by one round would be skipped by another round's
+ * subquery and the aggregate's second row would look like a head. (On MariaDB 10.11 that subquery read without
+ * locks in our tests.) Under the named lock the head query is a plain read, taking no row locks that could block
+ * the business transactions' inserts. The lock belongs to the session, so a relay whose connection dies loses it at
+ * once.
  */
 final class MariaDbOutboxDialect implements OutboxDialect {
 

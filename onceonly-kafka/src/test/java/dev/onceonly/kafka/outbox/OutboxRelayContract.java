@@ -23,6 +23,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -122,6 +126,39 @@ abstract class OutboxRelayContract {
         assertThat(TopicReader.readAtLeast(topic, 5)).filteredOn(r -> r.key().equals("1"))
                 .extracting(r -> header(r, OutboxRelay.EVENT_ID_HEADER))
                 .containsExactly("a-1", "a-2", "a-3", "a-4");
+    }
+
+    @Test
+    void aHeadInAnUnfinishedRoundHoldsBackTheRestOfItsAggregate() throws Exception {
+        insert(1, "order.changed", "x-1", "{}");
+        insert(1, "order.changed", "x-2", "{}");
+        insert(2, "order.changed", "y-1", "{}");
+        CountDownLatch acknowledged = new CountDownLatch(1);
+        CountDownLatch resume = new CountDownLatch(1);
+        KafkaTemplate<String, String> pausedTemplate = template();
+        // Holds the first round between its acknowledgement and its mark, with x-1 selected and not yet published.
+        pausedTemplate.setProducerInterceptor(new AcknowledgementHook(() -> {
+            if (acknowledged.getCount() > 0) {
+                acknowledged.countDown();
+                awaitQuietly(resume);
+            }
+        }));
+        OutboxRelay paused = relay(closeLater(newPool("relay-paused", 1)), pausedTemplate).batchSize(1).build();
+        OutboxRelay other = relay(closeLater(newPool("relay-other", 1)), template()).build();
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        resources.add(executor::shutdownNow);
+        Future<Integer> pausedRun = executor.submit(paused::publishPending);
+        acknowledged.await();
+
+        other.publishPending();
+        boolean secondHeldBack = isUnpublished("x-2");
+        resume.countDown();
+        pausedRun.get();
+
+        assertThat(secondHeldBack).isTrue();
+        assertThat(unpublished()).isZero();
+        assertThat(TopicReader.readAtLeast(topic, 3)).filteredOn(r -> r.key().equals("1"))
+                .extracting(r -> header(r, OutboxRelay.EVENT_ID_HEADER)).containsExactly("x-1", "x-2");
     }
 
     @Test
@@ -240,6 +277,26 @@ abstract class OutboxRelayContract {
 
     private long unpublished() throws SQLException {
         return queryLong("SELECT count(*) FROM " + table + " WHERE published_at IS NULL");
+    }
+
+    private boolean isUnpublished(String eventId) throws SQLException {
+        try (Connection connection = database().getConnection();
+             PreparedStatement statement = connection.prepareStatement("SELECT count(*) FROM " + table
+                     + " WHERE event_id = ? AND published_at IS NULL")) {
+            statement.setString(1, eventId);
+            try (ResultSet result = statement.executeQuery()) {
+                result.next();
+                return result.getLong(1) == 1;
+            }
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private long sessionIdOf(DataSource pool) throws SQLException {
