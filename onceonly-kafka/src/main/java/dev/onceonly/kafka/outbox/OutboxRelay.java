@@ -1,7 +1,6 @@
 package dev.onceonly.kafka.outbox;
 
 import dev.onceonly.jdbc.SqlFailure;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,20 +13,13 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.core.KafkaOperations;
-import org.springframework.kafka.support.SendResult;
 
 /**
  * Publishes the rows of an outbox table to Kafka at least once, in order per aggregate, surviving crashes, safe to
@@ -78,11 +70,9 @@ public final class OutboxRelay {
             + "[A-Za-z_][A-Za-z0-9_]{0,62}");
 
     private final DataSource dataSource;
-    private final KafkaOperations<String, String> kafka;
     private final String table;
-    private final Function<String, String> topicForEventType;
     private final int batchSize;
-    private final Duration sendTimeout;
+    private final OutboxSender sender;
     private final Clock clock;
     private final OutboxDialect dialect;
     private final String selectHeadsSql;
@@ -90,11 +80,9 @@ public final class OutboxRelay {
 
     private OutboxRelay(Builder builder, Function<String, String> topicForEventType) {
         this.dataSource = builder.dataSource;
-        this.kafka = builder.kafka;
         this.table = builder.table;
-        this.topicForEventType = topicForEventType;
+        this.sender = new OutboxSender(builder.kafka, topicForEventType, builder.sendTimeout, table);
         this.batchSize = builder.batchSize;
-        this.sendTimeout = builder.sendTimeout;
         this.clock = builder.clock;
         this.dialect = OutboxDialect.of(dataSource, table);
         this.selectHeadsSql = dialect.selectHeads(table);
@@ -159,7 +147,7 @@ public final class OutboxRelay {
         try {
             List<OutboxRow> heads = selectHeads(connection);
             if (!heads.isEmpty()) {
-                send(heads);
+                sender.send(heads);
                 markPublished(connection, heads);
             }
             connection.commit();
@@ -186,45 +174,6 @@ public final class OutboxRelay {
             }
         }
         return rows;
-    }
-
-    private void send(List<OutboxRow> rows) {
-        long deadline = System.nanoTime() + sendTimeout.toNanos();
-        List<CompletableFuture<SendResult<String, String>>> acks = new ArrayList<>(rows.size());
-        try {
-            for (OutboxRow row : rows) {
-                acks.add(kafka.send(record(row)));
-            }
-            for (CompletableFuture<SendResult<String, String>> ack : acks) {
-                ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            }
-        } catch (ExecutionException e) {
-            throw sendFailed(Objects.requireNonNullElse(e.getCause(), e));
-        } catch (TimeoutException e) {
-            throw new OutboxRelayException("Publishing outbox " + table + " failed: no acknowledgement within "
-                    + sendTimeout, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new OutboxRelayException("Publishing outbox " + table + " was interrupted", e);
-        } catch (RuntimeException e) {
-            throw sendFailed(e);
-        }
-    }
-
-    private ProducerRecord<String, String> record(OutboxRow row) {
-        ProducerRecord<String, String> record = new ProducerRecord<>(topicForEventType.apply(row.eventType()),
-                row.aggregateId(), row.payload());
-        record.headers().add(EVENT_ID_HEADER, row.eventId().getBytes(StandardCharsets.UTF_8));
-        record.headers().add(EVENT_TYPE_HEADER, row.eventType().getBytes(StandardCharsets.UTF_8));
-        return record;
-    }
-
-    /** Spring wraps the client's error in a KafkaProducerException that carries the record: keep only the error. */
-    private OutboxRelayException sendFailed(Throwable failure) {
-        Throwable error = failure instanceof KafkaException && failure.getCause() != null
-                ? failure.getCause() : failure;
-        return new OutboxRelayException("Publishing outbox " + table + " failed: a send was refused ("
-                + error.getClass().getSimpleName() + ")", error);
     }
 
     /** One statement for the round (a JDBC batch on a dead PostgreSQL session fails with an AssertionError). */

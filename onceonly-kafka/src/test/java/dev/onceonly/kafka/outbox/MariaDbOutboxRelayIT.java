@@ -1,18 +1,12 @@
 package dev.onceonly.kafka.outbox;
 
-import com.zaxxer.hikari.HikariDataSource;
 import java.util.List;
 
 class MariaDbOutboxRelayIT extends OutboxRelayContract {
 
     @Override
-    protected HikariDataSource database() {
-        return OutboxTestDatabases.shared(OutboxTestDatabases.MARIADB_URL);
-    }
-
-    @Override
-    protected HikariDataSource newPool(String name, int size) {
-        return OutboxTestDatabases.pool(OutboxTestDatabases.MARIADB_URL, name, size);
+    protected String url() {
+        return OutboxTestDatabases.MARIADB_URL;
     }
 
     @Override

@@ -1,18 +1,12 @@
 package dev.onceonly.kafka.outbox;
 
-import com.zaxxer.hikari.HikariDataSource;
 import java.util.List;
 
 class PostgresOutboxRelayIT extends OutboxRelayContract {
 
     @Override
-    protected HikariDataSource database() {
-        return OutboxTestDatabases.shared(OutboxTestDatabases.POSTGRES_URL);
-    }
-
-    @Override
-    protected HikariDataSource newPool(String name, int size) {
-        return OutboxTestDatabases.pool(OutboxTestDatabases.POSTGRES_URL, name, size);
+    protected String url() {
+        return OutboxTestDatabases.POSTGRES_URL;
     }
 
     @Override
