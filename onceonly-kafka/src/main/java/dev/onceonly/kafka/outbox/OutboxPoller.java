@@ -91,7 +91,7 @@ public final class OutboxPoller implements SmartLifecycle {
                 pause = pollInterval;
             } catch (RuntimeException e) {
                 pause = pause.multipliedBy(2).compareTo(maxBackoff) > 0 ? maxBackoff : pause.multipliedBy(2);
-                log.warn("Publishing outbox {} failed ({}); trying again in {}", relay.table(), describe(e), pause);
+                log.warn("{}; trying again in {}", describe(e), pause);
             }
         }
     }
@@ -113,7 +113,8 @@ public final class OutboxPoller implements SmartLifecycle {
     }
 
     /** The relay's messages are safe to log; anything else is named by its type. */
-    private static String describe(RuntimeException e) {
-        return e instanceof OutboxRelayException ? e.getMessage() : e.getClass().getSimpleName();
+    private String describe(RuntimeException e) {
+        return e instanceof OutboxRelayException ? e.getMessage()
+                : "Publishing outbox " + relay.table() + " failed (" + e.getClass().getSimpleName() + ")";
     }
 }

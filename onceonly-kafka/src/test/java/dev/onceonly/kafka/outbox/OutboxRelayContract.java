@@ -28,6 +28,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -219,6 +220,27 @@ abstract class OutboxRelayContract {
         assertThat(firstSeen).hasSameSizeAs(expected);
         expected.forEach((aggregate, events) ->
                 assertThat(firstSeen.get(aggregate)).as("aggregate %s", aggregate).containsExactlyElementsOf(events));
+    }
+
+    @Test
+    void aPollerPublishesAgainAfterAFailedRun() throws SQLException {
+        insert(4, "order.placed", "retried-4", "{}");
+        AtomicInteger routed = new AtomicInteger();
+        OutboxRelay relay = relay(database(), template()).topicForEventType(type -> {
+            if (routed.getAndIncrement() == 0) {
+                throw new IllegalStateException("no route yet");
+            }
+            return topic;
+        }).build();
+        OutboxPoller poller = new OutboxPoller(relay, Duration.ofMillis(5), Duration.ofMillis(20));
+        resources.add(poller::stop);
+
+        poller.start();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> unpublished() == 0);
+        assertThat(routed).hasValueGreaterThan(1);
+        assertThat(TopicReader.readAtLeast(topic, 1)).extracting(r -> header(r, OutboxRelay.EVENT_ID_HEADER))
+                .containsExactly("retried-4");
     }
 
     @Test
