@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  *       runs out, then {@link RequestInProgressException}.</li>
  * </ol>
  *
- * <p>Two {@linkplain IdempotencyMode modes} for {@code execute}, and {@link #submit}/{@link #resume} for work a
+ * <p>Three {@linkplain IdempotencyMode modes} for {@code execute}, and {@link #submit}/{@link #resume} for work a
  * worker runs later:
  * <ul>
  *   <li><b>Transactional</b> (needs a {@link TransactionRunner}): claim, work and completion run in one
@@ -46,6 +46,10 @@ import org.slf4j.LoggerFactory;
  *       then refused and it answers with its successor's outcome. For work that calls other systems: pass
  *       {@link Attempt#downstreamKey} on to them, so a takeover cannot repeat their effect. A retryable outcome
  *       backs off by the {@link RetryPolicy}, which ends the record final after its last attempt.</li>
+ *   <li><b>Joined</b> (needs a {@link TransactionRunner} and the caller's transaction): claim, work and
+ *       completion join the transaction the caller holds, and its commit or rollback decides for all three; the
+ *       outcome reaches this process's memory only after the commit. For message consumers and work inside a
+ *       caller's transaction.</li>
  *   <li><b>Asynchronous</b> ({@link #submit}, {@link #resume}): a short transaction stores the record and a
  *       worker's task; the worker runs leased attempts until the record has its outcome.</li>
  * </ul>
@@ -97,9 +101,13 @@ public final class IdempotencyEngine {
                 settings.pollInterval, settings.retryAfter, settings.exhaustedOutcome);
         this.asynchronous = new AsynchronousAttempts(store, settings.clock, records, leased, settings.waitTimeout,
                 settings.retryAfter);
-        this.attempts = mode == IdempotencyMode.TRANSACTIONAL && runner != null
-                ? new TransactionalAttempts(runner, store, settings.clock, records, settings.outcomePolicy)
-                : leased;
+        this.attempts = switch (mode) {
+            case TRANSACTIONAL -> new TransactionalAttempts(Objects.requireNonNull(runner), store, settings.clock,
+                    records, settings.outcomePolicy);
+            case JOINED -> new JoinedAttempts(Objects.requireNonNull(runner), store, settings.clock, records,
+                    settings.outcomePolicy, settings.retryAfter);
+            case LEASED, AUTO -> leased;
+        };
     }
 
     public static IdempotencyEngineBuilder builder(IdempotencyStore store) {
@@ -117,7 +125,10 @@ public final class IdempotencyEngine {
         return builder;
     }
 
-    /** How this engine runs the work: {@link IdempotencyMode#TRANSACTIONAL} or {@link IdempotencyMode#LEASED}. */
+    /**
+     * How this engine runs the work: {@link IdempotencyMode#TRANSACTIONAL}, {@link IdempotencyMode#LEASED} or
+     * {@link IdempotencyMode#JOINED}; never {@link IdempotencyMode#AUTO}.
+     */
     public IdempotencyMode mode() {
         return mode;
     }

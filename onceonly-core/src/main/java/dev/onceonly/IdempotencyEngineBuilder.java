@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentMap;
@@ -117,8 +118,8 @@ public final class IdempotencyEngineBuilder implements Cloneable {
 
     /**
      * How the work runs; default {@link IdempotencyMode#AUTO}: transactional when
-     * {@link #transactions(TransactionRunner)} are set, else leased. {@link IdempotencyMode#TRANSACTIONAL} without
-     * them fails at {@link #build()}.
+     * {@link #transactions(TransactionRunner)} are set, else leased. {@link IdempotencyMode#TRANSACTIONAL} and
+     * {@link IdempotencyMode#JOINED} without them fail at {@link #build()}.
      */
     public IdempotencyEngineBuilder mode(IdempotencyMode mode) {
         this.mode = Objects.requireNonNull(mode, "mode");
@@ -181,7 +182,7 @@ public final class IdempotencyEngineBuilder implements Cloneable {
     }
 
     /**
-     * @throws IdempotencyConfigurationException for transactional mode without a {@link TransactionRunner}
+     * @throws IdempotencyConfigurationException for transactional or joined mode without a {@link TransactionRunner}
      */
     public IdempotencyEngine build() {
         return new IdempotencyEngine(copy());
@@ -209,12 +210,13 @@ public final class IdempotencyEngineBuilder implements Cloneable {
     IdempotencyMode resolvedMode() {
         return switch (mode) {
             case AUTO -> transactions != null ? IdempotencyMode.TRANSACTIONAL : IdempotencyMode.LEASED;
-            case TRANSACTIONAL -> {
+            case TRANSACTIONAL, JOINED -> {
                 if (transactions == null) {
-                    throw IdempotencyConfigurationException.of("mode", "transactional mode needs a "
-                            + "TransactionRunner, and none is set", "Set transactions(…), or choose leased mode");
+                    throw IdempotencyConfigurationException.of("mode", mode.name().toLowerCase(Locale.ROOT)
+                            + " mode needs a TransactionRunner, and none is set",
+                            "Set transactions(…), or choose leased mode");
                 }
-                yield IdempotencyMode.TRANSACTIONAL;
+                yield mode;
             }
             case LEASED -> IdempotencyMode.LEASED;
         };

@@ -1,10 +1,8 @@
 package dev.onceonly;
 
 /**
- * How the engine runs the work relative to a database transaction.
- *
- * <p>More modes may follow (one that joins the transaction the caller already holds, for message consumers);
- * code that switches over this type should expect that.
+ * How the engine runs the work relative to a database transaction. Code that switches over this type should
+ * expect more modes to follow.
  */
 public enum IdempotencyMode {
 
@@ -21,5 +19,16 @@ public enum IdempotencyMode {
      * No transaction around the work: the claim commits at once with a lease and a fencing token, the outcome is
      * stored only if the attempt still owns the record. For work that calls other systems.
      */
-    LEASED
+    LEASED,
+
+    /**
+     * Claim, work and stored outcome join the transaction the caller already holds (a listener container's, a
+     * service method's {@code @Transactional}), and commit or roll back with it; the engine refuses to run without
+     * one. A duplicate of a committed outcome is replayed, as everywhere; a claim held by a transaction that has
+     * not committed yet is waited for in the database, for at most the wait, and then refused as in progress (the
+     * caller's transaction can then only roll back, and the message comes again). Any exception of the work rolls
+     * the caller's transaction back; a retryable result is stored as released, so that a retry may run at once.
+     * For message consumers (the inbox) and work that must be part of its caller's transaction.
+     */
+    JOINED
 }

@@ -119,7 +119,7 @@ record LeasedAttempts(IdempotencyStore store, Clock clock, Records records, Outc
         // The work has taken effect: only a retryable outcome (which the policy says a retry may repeat) releases
         // the key; any other is stored, lest a retry repeat the effect.
         StoredResponse response = codec.encode(value);
-        Decision decision = outcomePolicy.classify(response.status());
+        Decision decision = outcomePolicy.classify(response);
         log.debug("Executed: operation={} key={} attempt={} status={}", scope.operation(), scope.key(),
                 token.attempt(), response.status());
         boolean kept = decision == Decision.RETRYABLE

@@ -30,6 +30,11 @@ public interface OutcomePolicy {
 
     Decision classify(int status);
 
+    /** What happens to {@code response}: a {@linkplain StoredResponse#hasStatus() status-less} one succeeded. */
+    default Decision classify(StoredResponse response) {
+        return response.hasStatus() ? classify(response.status()) : Decision.SUCCEEDED;
+    }
+
     /** The protocol's defaults, described above. */
     static OutcomePolicy standard() {
         return status -> {

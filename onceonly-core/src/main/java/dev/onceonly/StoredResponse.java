@@ -12,8 +12,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * The outcome of a request as it is stored and replayed: status, allow-listed headers, body bytes and the id of
  * the resource it created. Immutable; {@link #toString()} never prints the body.
+ *
+ * <p>An outcome that is not an HTTP response, such as a message consumer's "handled", has {@linkplain #NO_STATUS
+ * no status} ({@link #result}): it is stored without one and always counts as a success.
  */
 public final class StoredResponse {
+
+    /** The status of an outcome that is not an HTTP response; stores keep no status for it. */
+    public static final int NO_STATUS = 0;
 
     private final int status;
     private final Map<String, List<String>> headers;
@@ -28,8 +34,8 @@ public final class StoredResponse {
     }
 
     /**
-     * @param status an HTTP status (100 to 599); non-HTTP results use 200 for success and a 4xx for a final
-     *     business rejection, so that the {@link OutcomePolicy} can classify them
+     * @param status an HTTP status (100 to 599), or {@link #NO_STATUS} for an outcome that is not an HTTP response
+     *     (always a success; use {@link #result})
      * @param headers header names to values, in the order they are to be replayed; names must be HTTP tokens,
      *     values must not contain CR, LF or NUL
      * @param body the body bytes, possibly empty
@@ -38,8 +44,8 @@ public final class StoredResponse {
      */
     public static StoredResponse of(int status, Map<String, List<String>> headers, byte[] body,
             @Nullable String resourceId) {
-        if (status < 100 || status > 599) {
-            throw new IllegalArgumentException("status must be 100 to 599, but is " + status);
+        if (status != NO_STATUS && (status < 100 || status > 599)) {
+            throw new IllegalArgumentException("status must be 100 to 599 (or NO_STATUS), but is " + status);
         }
         if (resourceId != null && (resourceId.isEmpty() || resourceId.length() > 255)) {
             throw new IllegalArgumentException("resourceId must be 1 to 255 characters");
@@ -56,6 +62,14 @@ public final class StoredResponse {
     /** A response with a status and a body only. */
     public static StoredResponse of(int status, byte[] body) {
         return of(status, Map.of(), body, null);
+    }
+
+    /**
+     * The outcome of work that is not an HTTP request, such as a message consumer's: handled, with an optional
+     * small result (possibly empty) that duplicates get back. No status is stored for it.
+     */
+    public static StoredResponse result(byte[] result) {
+        return of(NO_STATUS, Map.of(), result, null);
     }
 
     private static void requireToken(String name) {
@@ -83,8 +97,14 @@ public final class StoredResponse {
         }
     }
 
+    /** The HTTP status, or {@link #NO_STATUS}. */
     public int status() {
         return status;
+    }
+
+    /** Whether this is an HTTP response: {@code false} for a {@link #result}. */
+    public boolean hasStatus() {
+        return status != NO_STATUS;
     }
 
     /** Unmodifiable, in replay order. */

@@ -4,7 +4,9 @@ import java.util.function.Supplier;
 
 /**
  * Runs work in one database transaction, for the engine's transactional mode: it commits when the work
- * returns, and rolls back and rethrows when the work throws any {@link RuntimeException} or {@link Error}.
+ * returns, and rolls back and rethrows when the work throws any {@link RuntimeException} or {@link Error}. For
+ * {@linkplain IdempotencyMode#JOINED joined mode} it also tells whether the caller already runs a transaction, and
+ * runs callbacks when that transaction ends: outcomes reach caches only once they are durable.
  *
  * <p>The store and the business code must use the same transaction, e.g. Spring's {@code TransactionTemplate}
  * together with a store that joins Spring-managed transactions (see {@code onceonly-jdbc}).
@@ -12,4 +14,30 @@ import java.util.function.Supplier;
 public interface TransactionRunner {
 
     <T> T inTransaction(Supplier<T> work);
+
+    /**
+     * Whether the calling thread runs in a transaction that the store joins: the one joined mode works in.
+     * Runners that cannot tell answer {@code false}, and joined mode then refuses to run.
+     */
+    default boolean isTransactionActive() {
+        return false;
+    }
+
+    /**
+     * Runs {@code callback} once the transaction active on the calling thread has ended, with whether it
+     * committed; a callback that throws is logged and ignored, as the transaction's outcome stands.
+     *
+     * @throws IllegalStateException if no transaction is {@linkplain #isTransactionActive() active}
+     */
+    default void afterCompletion(CompletionCallback callback) {
+        throw new IllegalStateException(getClass().getName() + " cannot run callbacks after a transaction");
+    }
+
+    /** What runs when a joined transaction ends. */
+    @FunctionalInterface
+    interface CompletionCallback {
+
+        /** @param committed {@code true} after a commit, {@code false} after a rollback or an unknown outcome */
+        void completed(boolean committed);
+    }
 }

@@ -114,7 +114,7 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
             throw new WorkFailed(checked);
         }
         StoredResponse response = codec.encode(value);
-        Decision decision = outcomePolicy.classify(response.status());
+        Decision decision = outcomePolicy.classify(response);
         if (decision == Decision.RETRYABLE) {
             log.debug("Retryable outcome, rolling back: operation={} key={} status={}", scope.operation(),
                     scope.key(), response.status());

@@ -33,6 +33,29 @@ class IdempotencyModeTest {
     }
 
     @Test
+    void joinedModeWithoutRunnerIsRefusedAtBuild() {
+        IdempotencyEngineBuilder builder = IdempotencyEngine.builder(store).mode(IdempotencyMode.JOINED);
+
+        assertThatThrownBy(builder::build).isInstanceOfSatisfying(IdempotencyConfigurationException.class,
+                e -> assertThat(e.getMessage()).contains("joined mode needs a TransactionRunner"));
+    }
+
+    @Test
+    void joinedModeOutsideACallersTransactionFailsBeforeRunningTheWork() {
+        IdempotencyEngine joined = IdempotencyEngine.builder(store).transactions(runner)
+                .mode(IdempotencyMode.JOINED).build();
+        AtomicInteger runs = new AtomicInteger();
+
+        assertThatThrownBy(() -> joined.execute(IdempotencyScope.of("alice", "consume",
+                IdempotencyKey.of(UUID.randomUUID().toString())), Fingerprint.builder().method("MESSAGE").build(),
+                OutcomeCodec.identity(), attempt -> {
+                    runs.incrementAndGet();
+                    return StoredResponse.result(new byte[0]);
+                })).isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("none is active");
+        assertThat(runs).hasValue(0);
+    }
+
+    @Test
     void leasedModeBesideARunnerRunsTheWorkOutsideAnyTransaction() {
         IdempotencyEngine leased = IdempotencyEngine.builder(store).transactions(runner)
                 .mode(IdempotencyMode.LEASED).build();

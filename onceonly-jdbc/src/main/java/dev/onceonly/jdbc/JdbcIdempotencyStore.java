@@ -266,7 +266,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             try (PreparedStatement statement = connection.prepareStatement(completeSql)) {
                 int i = 1;
                 statement.setString(i++, completion.state().name());
-                statement.setInt(i++, response.status());
+                if (response.hasStatus()) {
+                    statement.setInt(i++, response.status());
+                } else {
+                    statement.setNull(i++, Types.SMALLINT);
+                }
                 setNullableString(statement, i++, HeaderLines.encode(response.headers()));
                 statement.setBytes(i++, response.body());
                 setNullableString(statement, i++, response.resourceId());

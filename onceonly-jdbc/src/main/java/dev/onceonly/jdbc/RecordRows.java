@@ -30,6 +30,7 @@ final class RecordRows {
             StoredResponse response = null;
             if (state.isTerminal()) {
                 byte[] body = row.getBytes("response_body");
+                // A NULL status reads as 0: StoredResponse.NO_STATUS, an outcome that is not an HTTP response.
                 response = StoredResponse.of(row.getInt("http_status"),
                         HeaderLines.decode(row.getString("response_headers")), body == null ? new byte[0] : body,
                         row.getString("resource_id"));

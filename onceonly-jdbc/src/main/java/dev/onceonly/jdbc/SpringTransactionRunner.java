@@ -7,17 +7,24 @@ import dev.onceonly.TransactionRunner;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.UnexpectedRollbackException;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Runs the engine's transactional mode in a Spring-managed transaction, which {@link JdbcIdempotencyStore} and
- * the business code's {@code JdbcTemplate}, JPA or jOOQ calls on the same data source all join.
+ * the business code's {@code JdbcTemplate}, JPA or jOOQ calls on the same data source all join; for joined mode it
+ * sees the caller's Spring-managed transaction (its own {@code @Transactional}, a listener container's).
  */
 public final class SpringTransactionRunner implements TransactionRunner {
+
+    private static final Logger log = LoggerFactory.getLogger(SpringTransactionRunner.class);
 
     private final TransactionTemplate transactionTemplate;
 
@@ -56,6 +63,32 @@ public final class SpringTransactionRunner implements TransactionRunner {
             // A commit the database refused, translated by a JdbcTransactionManager.
             throw cannotBeginOrCommit(e);
         }
+    }
+
+    /** A transaction Spring manages is active on this thread (the store fails if it is not its data source's). */
+    @Override
+    public boolean isTransactionActive() {
+        return TransactionSynchronizationManager.isActualTransactionActive();
+    }
+
+    /** Registered as a Spring transaction synchronization, which runs after the commit or the rollback. */
+    @Override
+    public void afterCompletion(CompletionCallback callback) {
+        Objects.requireNonNull(callback, "callback");
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            throw new IllegalStateException("No Spring transaction synchronization is active on this thread");
+        }
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCompletion(int status) {
+                try {
+                    callback.completed(status == STATUS_COMMITTED);
+                } catch (RuntimeException e) {
+                    // The transaction has ended; only a cache misses the outcome. Only the type: no database text.
+                    log.warn("A callback after the transaction failed ({})", e.getClass().getSimpleName());
+                }
+            }
+        });
     }
 
     /**

@@ -9,6 +9,7 @@ import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyKeyReusedException;
+import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotentResult;
 import dev.onceonly.OutcomeCodec;
@@ -16,6 +17,9 @@ import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.TransactionRunner;
+import dev.onceonly.inbox.Delivery;
+import dev.onceonly.inbox.Inbox;
+import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.RecordState;
 import java.nio.charset.StandardCharsets;
@@ -35,8 +39,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The engine's transactional mode on a real database, for every store that joins the caller's transaction:
- * claim, business write and stored outcome commit or roll back together; a duplicate waits at most its bound for
+ * The engine's transactional and joined modes on a real database, for every store that joins the caller's
+ * transaction: claim, business write and stored outcome commit or roll back together (joined: with the caller's
+ * transaction, and the inbox on top of it); a duplicate waits at most its bound for
  * the uncommitted claim; the claim's bound does not leak into the business statements; a runner the store cannot
  * join, or a transaction already active, fails before the work runs.
  *
@@ -312,6 +317,153 @@ public abstract class TransactionalModeContract {
                 engine.execute(newScope(), order(1), ORDER_ID, attempt -> insertOrder(1))))
                 .isInstanceOf(IdempotencyConfigurationException.class);
         assertThat(committedOrders(owner)).isZero();
+    }
+
+    private IdempotencyEngine joined(Duration waitTimeout) {
+        return engine(waitTimeout).toBuilder().mode(IdempotencyMode.JOINED).build();
+    }
+
+    @Test
+    void joinedClaimCommitsWithTheCallersTransactionAndADuplicateDeliveryCommitsNothingNew() {
+        IdempotencyEngine engine = joined(Duration.ZERO);
+        IdempotencyScope scope = newScope();
+
+        IdempotentResult<Long> first = transactions().inTransaction(() ->
+                engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)));
+        IdempotentResult<Long> again = transactions().inTransaction(() ->
+                engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)));
+
+        assertThat(first.replayed()).isFalse();
+        assertThat(again).isEqualTo(new IdempotentResult<>(first.value(), true));
+        assertThat(committedOrders(owner)).isEqualTo(1);
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+    }
+
+    @Test
+    void joinedOutcomeRolledBackByTheCallerIsNeverReplayedNotEvenFromMemory() {
+        // The engine keeps outcomes in memory by default: one remembered before the commit would be replayed.
+        IdempotencyEngine engine = joined(Duration.ZERO);
+        IdempotencyScope scope = newScope();
+
+        assertThatThrownBy(() -> transactions().inTransaction(() -> {
+            engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1));
+            throw new IllegalStateException("the caller fails after the engine returned");
+        })).isInstanceOf(IllegalStateException.class);
+        IdempotentResult<Long> redelivered = transactions().inTransaction(() ->
+                engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)));
+
+        assertThat(redelivered.replayed()).isFalse();
+        assertThat(committedOrders(owner)).isEqualTo(1);
+    }
+
+    @Test
+    void joinedDuplicateOfAnUncommittedFirstDeliveryIsToldInProgressNotSkipped() throws Exception {
+        IdempotencyScope scope = newScope();
+        try (ExecutorService threads = Executors.newFixedThreadPool(1)) {
+            CountDownLatch claimed = new CountDownLatch(1);
+            CountDownLatch finish = new CountDownLatch(1);
+            Future<IdempotentResult<Long>> first = threads.submit(() -> transactions().inTransaction(() ->
+                    joined(Duration.ZERO).execute(scope, order(1), ORDER_ID, attempt -> {
+                        long id = insertOrder(1);
+                        claimed.countDown();
+                        awaitOrFail(finish);
+                        return id;
+                    })));
+            assertThat(claimed.await(10, TimeUnit.SECONDS)).isTrue();
+
+            IdempotencyEngine impatient = joined(Duration.ofMillis(200));
+            assertThatThrownBy(() -> transactions().inTransaction(() ->
+                    impatient.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1))))
+                    .isInstanceOf(RequestInProgressException.class);
+            finish.countDown();
+            long orderId = first.get(10, TimeUnit.SECONDS).value();
+
+            IdempotentResult<Long> redelivered = transactions().inTransaction(() ->
+                    impatient.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)));
+            assertThat(redelivered).isEqualTo(new IdempotentResult<>(orderId, true));
+            assertThat(committedOrders(owner)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void concurrentJoinedDeliveriesOfOneKeyCreateExactlyOneBusinessRow() throws Exception {
+        IdempotencyScope scope = newScope();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<IdempotentResult<Long>>> futures = new ArrayList<>();
+        try (ExecutorService threads = Executors.newFixedThreadPool(CONCURRENT)) {
+            for (int i = 0; i < CONCURRENT; i++) {
+                IdempotencyEngine engine = joined(Duration.ofSeconds(10));
+                futures.add(threads.submit(() -> {
+                    start.await();
+                    return transactions().inTransaction(() ->
+                            engine.execute(scope, order(3), ORDER_ID, attempt -> insertOrder(3)));
+                }));
+            }
+            start.countDown();
+            List<IdempotentResult<Long>> results = new ArrayList<>();
+            for (Future<IdempotentResult<Long>> future : futures) {
+                results.add(future.get(30, TimeUnit.SECONDS));
+            }
+
+            assertThat(committedOrders(owner)).isEqualTo(1);
+            assertThat(results).filteredOn(result -> !result.replayed()).hasSize(1);
+        }
+    }
+
+    @Test
+    void joinedModeWithoutACallersTransactionFailsBeforeRunningTheWork() {
+        IdempotencyEngine engine = joined(Duration.ZERO);
+
+        assertThatThrownBy(() -> engine.execute(newScope(), order(1), ORDER_ID, attempt -> insertOrder(1)))
+                .isInstanceOf(IdempotencyConfigurationException.class)
+                .hasMessageContaining("joined mode");
+        assertThat(committedOrders(owner)).isZero();
+    }
+
+    @Test
+    void joinedRetryableOutcomeCommittedByTheCallerLetsTheNextDeliveryRunAtOnce() {
+        IdempotencyEngine engine = joined(Duration.ZERO);
+        IdempotencyScope scope = newScope();
+
+        transactions().inTransaction(() -> engine.execute(scope, order(1), codec(503), attempt -> insertOrder(1)));
+        IdempotentResult<Long> retry = transactions().inTransaction(() ->
+                engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)));
+
+        assertThat(retry.replayed()).isFalse();
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+    }
+
+    @Test
+    void inboxStoresHandledWithoutAnHttpStatusAndGivesDuplicatesTheResult() {
+        Inbox inbox = Inbox.of(engine(Duration.ZERO), owner, Duration.ofDays(7));
+        String eventId = "order-42:payment.succeeded." + UUID.randomUUID();
+
+        Delivery first = transactions().inTransaction(() -> inbox.receive(eventId, attempt -> {
+            insertOrder(42);
+            return "noted".getBytes(StandardCharsets.UTF_8);
+        }));
+        Delivery again = transactions().inTransaction(() -> inbox.receive(eventId, attempt -> {
+            insertOrder(42);
+            return null;
+        }));
+
+        assertThat(first.duplicate()).isFalse();
+        assertThat(again.duplicate()).isTrue();
+        assertThat(new String(again.result(), StandardCharsets.UTF_8)).isEqualTo("noted");
+        assertThat(committedOrders(owner)).isEqualTo(1);
+        IdempotencyRecord record = store.find(new IdempotencyScope(owner, Inbox.OPERATION,
+                new IdempotencyKey(eventId))).orElseThrow();
+        assertThat(record.response()).isNotNull();
+        assertThat(record.response().hasStatus()).isFalse();
+    }
+
+    private static void awaitOrFail(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** An attempt that has claimed its scope and written its order, its transaction held open. */

@@ -30,6 +30,12 @@ record EngineModeSelection(IdempotencyMode mode, @Nullable TransactionRunner run
                     + "beans exist (" + String.join(", ", names) + ") and OnceOnly cannot tell which one its store "
                     + "joins", "Keep one TransactionRunner bean, or mark the one for OnceOnly @Primary");
         }
+        if (configured == IdempotencyMode.JOINED) {
+            // The filter answers only after the commit, outside any transaction of the application's.
+            throw IdempotencyConfigurationException.of("onceonly.mode", "joined mode runs in the caller's "
+                    + "transaction, and HTTP requests have none when OnceOnly handles them", "Choose auto, "
+                    + "transactional or leased; message consumers get joined mode from the inbox by themselves");
+        }
         if (runner != null) {
             return new EngineModeSelection(configured == IdempotencyMode.AUTO ? IdempotencyMode.TRANSACTIONAL
                     : configured, runner);
@@ -49,7 +55,7 @@ record EngineModeSelection(IdempotencyMode mode, @Nullable TransactionRunner run
                 }
                 yield new EngineModeSelection(IdempotencyMode.LEASED, null);
             }
-            case LEASED -> new EngineModeSelection(IdempotencyMode.LEASED, null);
+            case LEASED, JOINED -> new EngineModeSelection(IdempotencyMode.LEASED, null);
         };
     }
 

@@ -58,6 +58,14 @@ class OnceOnlyModeTest {
     }
 
     @Test
+    void joinedModeForRequestsStopsStartupEvenWithARunner() {
+        runner.withPropertyValues("onceonly.mode=joined")
+                .withBean(TransactionRunner.class, PassThroughTransactionRunner::new)
+                .run(context -> assertStartupFailure(context).hasMessageContaining("onceonly.mode")
+                        .hasMessageContaining("joined mode runs in the caller's transaction"));
+    }
+
+    @Test
     void leasedModeRunsWithoutRunnerBesideATransactionManager() {
         runner.withPropertyValues("onceonly.mode=leased")
                 .withBean(TransactionManager.class, () -> new TransactionManager() { })

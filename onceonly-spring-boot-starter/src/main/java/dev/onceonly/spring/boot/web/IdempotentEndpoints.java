@@ -186,6 +186,11 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         if (!overrides.isEmpty()) {
             variant.outcomePolicy(engine.outcomePolicy().overriding(overrides));
         }
+        if (idempotent.mode() == IdempotencyMode.JOINED) {
+            throw IdempotencyConfigurationException.of(where + " mode", "joined mode runs in the caller's "
+                    + "transaction, and a request has none when OnceOnly handles it (it answers after the commit)",
+                    "Use auto, transactional or leased on endpoints");
+        }
         if (idempotent.mode() != IdempotencyMode.AUTO) {
             variant.mode(idempotent.mode());
         }

@@ -1,0 +1,80 @@
+package dev.onceonly;
+
+import dev.onceonly.OutcomePolicy.Decision;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
+import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.Release;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine's joined mode: claim, work and completion join the transaction the caller holds, whose commit or
+ * rollback decides for all three. Nothing here commits or rolls back. Immutable and thread-safe.
+ */
+record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock clock, Records records,
+        OutcomePolicy outcomePolicy, Duration retryAfter) implements Attempts {
+
+    /** The engine's category, which users configure. */
+    private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
+
+    @Override
+    public <T, X extends Exception> @Nullable IdempotentResult<T> attempt(IdempotencyScope scope,
+            Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work, Duration lockWait) throws X {
+        if (!runner.isTransactionActive()) {
+            throw IdempotencyConfigurationException.of("mode", "joined mode runs in the caller's transaction, but "
+                    + "none is active", "Call the engine inside a transaction (@Transactional, a listener "
+                    + "container's transaction manager), or choose transactional mode");
+        }
+        Instant now = clock.instant();
+        ClaimRequest request = records.claimRequest(scope, fingerprint, now, lockWait, true);
+        return switch (store.claim(request, now)) {
+            case ClaimResult.Claimed claimed -> run(scope, fingerprint, claimed, request.expiresAt(), codec, work);
+            case ClaimResult.Duplicate duplicate -> records.replayOrWait(scope, fingerprint, duplicate.record(),
+                    codec);
+            // The caller's transaction holds the failed claim (PostgreSQL aborted it): it cannot try again, only
+            // roll back, and its caller (a listener container) redelivers.
+            case ClaimResult.Locked ignored -> throw RequestInProgressException.of(scope, retryAfter);
+        };
+    }
+
+    private <T, X extends Exception> IdempotentResult<T> run(IdempotencyScope scope, Fingerprint fingerprint,
+            ClaimResult.Claimed claimed, Instant claimExpiresAt, OutcomeCodec<T> codec, IdempotentWork<T, X> work)
+            throws X {
+        LeaseToken token = claimed.token();
+        // The uncommitted claim cannot be taken over while the caller's transaction runs: the lease is never lost.
+        // Whatever the work throws rolls the caller's transaction back, and the claim with it.
+        T value = work.run(new Attempt(scope, token, claimed.failures(), () -> false));
+        StoredResponse response = codec.encode(value);
+        Decision decision = outcomePolicy.classify(response);
+        Instant now = clock.instant();
+        boolean stored;
+        if (decision == Decision.RETRYABLE) {
+            // The caller's transaction may still commit what the work wrote; the record then lets a retry run at
+            // once rather than waiting for the lease.
+            stored = store.release(scope, token, new Release(now, now.plus(records.retention().failed())), now);
+        } else {
+            Completion completion = records.completion(decision, response, now, claimExpiresAt);
+            stored = store.complete(scope, token, completion, now);
+            // Remembered only once durable: a rolled-back outcome must never be replayed.
+            runner.afterCompletion(committed -> {
+                if (committed) {
+                    records.remember(scope, fingerprint, completion.response(), completion.expiresAt());
+                }
+            });
+        }
+        if (!stored) {
+            throw new IllegalStateException("The store refused to store the outcome of a claim made in the same "
+                    + "transaction: operation=" + scope.operation() + " key=" + scope.key());
+        }
+        log.debug("Executed in the caller's transaction: operation={} key={} attempt={} decision={}",
+                scope.operation(), scope.key(), token.attempt(), decision);
+        return new IdempotentResult<>(value, false);
+    }
+}

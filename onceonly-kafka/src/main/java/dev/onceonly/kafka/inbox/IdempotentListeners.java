@@ -1,0 +1,208 @@
+package dev.onceonly.kafka.inbox;
+
+import dev.onceonly.IdempotencyConfigurationException;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.InvalidIdempotencyKeyException;
+import dev.onceonly.inbox.Delivery;
+import dev.onceonly.inbox.Inbox;
+import dev.onceonly.kafka.inbox.InboxObserver.Outcome;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
+import org.springframework.kafka.listener.CompositeRecordInterceptor;
+import org.springframework.kafka.listener.RecordInterceptor;
+import org.springframework.kafka.support.KafkaUtils;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Runs {@link IdempotentListener} methods through each consumer's {@link Inbox}: the advice of the
+ * {@linkplain #advisor advisor} that the starter registers. The transaction is joined if the container or a
+ * {@code @Transactional} began one, and begun otherwise, on the transaction manager of the store's data source, so
+ * that the inbox record and the listener's writes always commit together. Thread-safe.
+ */
+public final class IdempotentListeners implements MethodInterceptor {
+
+    /** The header that carries a record's event id, as the outbox relay writes it. */
+    public static final String DEFAULT_EVENT_ID_HEADER = "onceonly-event-id";
+
+    private final IdempotencyEngine engine;
+    private final TransactionTemplate transactions;
+    private final BeanFactory beans;
+    private final Duration defaultRetention;
+    private final String eventIdHeader;
+    private final InboxObserver observer;
+    private final ConcurrentMap<Method, IdempotentListener> settings = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Inbox> inboxes = new ConcurrentHashMap<>();
+
+    /**
+     * @param engine the engine on the store whose data source {@code transactionManager} manages
+     * @param beans where {@link IdempotentListener#key()} extractors are looked up
+     * @param defaultRetention how long keys are kept where a listener does not say
+     * @param eventIdHeader the header with the event id
+     */
+    public IdempotentListeners(IdempotencyEngine engine, PlatformTransactionManager transactionManager,
+            BeanFactory beans, Duration defaultRetention, String eventIdHeader, InboxObserver observer) {
+        this.engine = Objects.requireNonNull(engine, "engine");
+        this.transactions = new TransactionTemplate(transactionManager);
+        this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
+        this.beans = Objects.requireNonNull(beans, "beans");
+        this.defaultRetention = Objects.requireNonNull(defaultRetention, "defaultRetention");
+        this.eventIdHeader = Objects.requireNonNull(eventIdHeader, "eventIdHeader");
+        this.observer = Objects.requireNonNull(observer, "observer");
+    }
+
+    /**
+     * Applies {@code advice} (these listeners, or a lazy handle on them) to every {@link IdempotentListener}
+     * method, for an auto-proxy creator.
+     */
+    public static Advisor advisor(MethodInterceptor advice) {
+        return new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, IdempotentListener.class, true),
+                advice);
+    }
+
+    /**
+     * Lets {@code factory}'s containers tell an {@link IdempotentListener} which record it handles, keeping the
+     * record interceptor the application set (which runs after ours, and may replace the record).
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static void install(AbstractKafkaListenerContainerFactory<?, ?, ?> factory) {
+        RecordInterceptor existing = factory.getRecordInterceptor();
+        if (existing instanceof CurrentRecord || existing instanceof CompositeRecordInterceptor) {
+            return; // installed already, or composed by the application, which then includes ours or knows better
+        }
+        RecordInterceptor current = new CurrentRecord();
+        ((AbstractKafkaListenerContainerFactory) factory).setRecordInterceptor(existing == null ? current
+                : new CompositeRecordInterceptor(current, existing));
+    }
+
+    @Override
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+        IdempotentListener listener = settingsOf(invocation);
+        ConsumerRecord<?, ?> record = CurrentRecord.get();
+        if (record == null) {
+            throw IdempotencyConfigurationException.of("@IdempotentListener", "called without a record: only "
+                    + "record listeners of a container factory the starter prepared are supported",
+                    "Call it from a @KafkaListener record listener, or use an Inbox directly");
+        }
+        String consumer = consumerOf(listener);
+        try {
+            Delivery delivery;
+            Object[] returned = new Object[1];
+            try {
+                delivery = transactions.execute(status -> inboxOf(consumer, listener).receive(keyOf(record,
+                        listener), attempt -> {
+                            returned[0] = proceed(invocation);
+                            return null;
+                        }));
+            } catch (ListenerThrew threw) {
+                throw threw.getCause();
+            }
+            observer.observed(consumer, Objects.requireNonNull(delivery).duplicate() ? Outcome.DUPLICATE
+                    : Outcome.HANDLED);
+            return delivery.duplicate() ? null : returned[0];
+        } catch (Throwable failed) {
+            observer.observed(consumer, Outcome.FAILED);
+            throw failed;
+        }
+    }
+
+    private static @Nullable Object proceed(MethodInvocation invocation) {
+        try {
+            return invocation.proceed();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable checked) {
+            throw new ListenerThrew(checked);
+        }
+    }
+
+    private IdempotentListener settingsOf(MethodInvocation invocation) {
+        return settings.computeIfAbsent(invocation.getMethod(), method -> {
+            Object target = invocation.getThis();
+            Method specific = target == null ? method : AopUtils.getMostSpecificMethod(method, target.getClass());
+            return Objects.requireNonNull(AnnotatedElementUtils.findMergedAnnotation(specific,
+                    IdempotentListener.class), "the pointcut matched a method without @IdempotentListener");
+        });
+    }
+
+    private static String consumerOf(IdempotentListener listener) {
+        if (!listener.consumer().isBlank()) {
+            return listener.consumer();
+        }
+        String group = KafkaUtils.getConsumerGroupId();
+        if (group == null || group.isBlank()) {
+            throw IdempotencyConfigurationException.of("@IdempotentListener consumer", "the listener has no "
+                    + "consumer group to name its consumer by", "Set consumer on @IdempotentListener");
+        }
+        return group;
+    }
+
+    private Inbox inboxOf(String consumer, IdempotentListener listener) {
+        Duration retention = retentionOf(listener);
+        return inboxes.computeIfAbsent(consumer + '\n' + retention, name -> Inbox.of(engine, consumer, retention));
+    }
+
+    private Duration retentionOf(IdempotentListener listener) {
+        if (listener.retention().isBlank()) {
+            return defaultRetention;
+        }
+        try {
+            return Duration.parse(listener.retention());
+        } catch (DateTimeParseException e) {
+            throw IdempotencyConfigurationException.of("@IdempotentListener retention", "'" + listener.retention()
+                    + "' is not an ISO-8601 duration such as P14D");
+        }
+    }
+
+    private String keyOf(ConsumerRecord<?, ?> record, IdempotentListener listener) {
+        String key;
+        String source;
+        if (listener.key().isBlank()) {
+            Header header = record.headers().lastHeader(eventIdHeader);
+            key = header == null || header.value() == null ? null
+                    : new String(header.value(), StandardCharsets.UTF_8);
+            source = "header " + eventIdHeader;
+        } else {
+            key = beans.getBean(listener.key(), MessageKeyExtractor.class).keyOf(record);
+            source = "key extractor " + listener.key();
+        }
+        if (key == null) {
+            throw new MessageKeyException("The record from " + record.topic() + "-" + record.partition() + "@"
+                    + record.offset() + " has no message key (" + source + "); it is refused unhandled");
+        }
+        try {
+            return new IdempotencyKey(key).value();
+        } catch (InvalidIdempotencyKeyException e) {
+            throw new MessageKeyException("The record from " + record.topic() + "-" + record.partition() + "@"
+                    + record.offset() + " has an unusable message key (" + source + ": " + e.violation() + ")");
+        }
+    }
+
+    /** Carries a listener's checked exception out of the transaction callback, which rolls back for it. */
+    private static final class ListenerThrew extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        ListenerThrew(Throwable cause) {
+            super(null, cause, false, false);
+        }
+    }
+}
