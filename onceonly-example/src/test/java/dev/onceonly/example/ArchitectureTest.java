@@ -26,7 +26,7 @@ class ArchitectureTest {
     @ArchTest
     static void everyModuleOutsideCoreIsChecked(JavaClasses classes) {
         assertThat(classes.stream().map(JavaClass::getPackageName).map(ArchitectureTest::module).distinct())
-                .contains("tck", "jdbc", "spring", "example", "benchmarks");
+                .contains("tck", "jdbc", "kafka", "spring", "example", "benchmarks");
     }
 
     private static String module(String packageName) {

@@ -1,8 +1,13 @@
 package dev.onceonly.example;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.onceonly.example.payments.PaymentsProperties;
+import dev.onceonly.kafka.SharedKafkaBroker;
+import dev.onceonly.kafka.outbox.OutboxRelay;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,22 +24,35 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * The payment provider's webhook and the account debit through the real HTTP stack against a real database. Each
- * database's test class extends this once.
+ * The payment provider's webhook and the account debit through the real HTTP stack against a real database, with
+ * order events on (the events profile: the outbox relay and the idempotent consumer, on the shared in-JVM broker).
+ * Each database's test class extends this once.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("events")
 @Timeout(120)
 abstract class PaymentsHttpContract {
+
+    @DynamicPropertySource
+    static void broker(DynamicPropertyRegistry registry) {
+        registry.add("spring.kafka.bootstrap-servers", SharedKafkaBroker::bootstrapServers);
+    }
 
     private static final String PROBLEMS = "https://onceonly.dev/problems/";
     private static final Map<String, String> PASSWORDS = Map.of("alice", "alice-pass", "carol", "carol-pass");
@@ -50,6 +68,15 @@ abstract class PaymentsHttpContract {
 
     @Autowired
     Clock clock;
+
+    @Autowired
+    MeterRegistry meters;
+
+    @Autowired
+    KafkaTemplate<String, String> kafka;
+
+    @Value("${onceonly.kafka.outbox.topic}")
+    String eventsTopic;
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
@@ -74,6 +101,51 @@ abstract class PaymentsHttpContract {
         assertThat(status(orderId)).isEqualTo("PAID");
         assertThat(historyRows(orderId)).isEqualTo(1);
         assertThat(outbox(orderId)).containsExactly("order.paid");
+    }
+
+    @Test
+    void orderEventTravelsFromTheOutboxThroughKafkaAndIsRecordedOnceHoweverOftenItComes() throws Exception {
+        long orderId = placeOrder();
+        String event = event(newEventId(), "payment.succeeded", orderId, amountOf(orderId), "EUR");
+        for (int i = 0; i < 3; i++) {
+            assertThat(deliver(event).statusCode()).isEqualTo(200);
+        }
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> notifications(orderId).size() == 1);
+        Map<String, Object> row = jdbc.sql("SELECT event_id, published_at FROM payment_outbox WHERE aggregate_id = ?")
+                .param(orderId).query().singleRow();
+        assertThat(row.get("published_at")).isNotNull();
+        assertThat(notifications(orderId)).containsExactly(row.get("event_id").toString());
+
+        // The same record twice more, as a producer that retried (or a relay that ran twice) would send it.
+        double duplicates = duplicatesDropped();
+        String payload = jdbc.sql("SELECT payload FROM payment_outbox WHERE aggregate_id = ?").param(orderId)
+                .query(String.class).single();
+        for (int i = 0; i < 2; i++) {
+            ProducerRecord<String, String> again = new ProducerRecord<>(eventsTopic, Long.toString(orderId), payload);
+            again.headers().add(OutboxRelay.EVENT_ID_HEADER,
+                    row.get("event_id").toString().getBytes(StandardCharsets.UTF_8));
+            again.headers().add(OutboxRelay.EVENT_TYPE_HEADER, "order.paid".getBytes(StandardCharsets.UTF_8));
+            kafka.send(again).join();
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> duplicatesDropped() >= duplicates + 2);
+        assertThat(notifications(orderId)).hasSize(1);
+    }
+
+    @Test
+    void eventLeftUnmarkedByARelayThatCrashedAfterSendingIsRepublishedAndStillRecordedOnce() throws Exception {
+        long orderId = placeOrder();
+        deliver(event(newEventId(), "payment.succeeded", orderId, amountOf(orderId), "EUR"));
+        await().atMost(Duration.ofSeconds(60)).until(() -> notifications(orderId).size() == 1);
+        double duplicates = duplicatesDropped();
+
+        // What a relay that died between the broker's acknowledgement and its commit leaves behind.
+        jdbc.sql("UPDATE payment_outbox SET published_at = NULL WHERE aggregate_id = ?").param(orderId).update();
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> duplicatesDropped() >= duplicates + 1);
+        assertThat(jdbc.sql("SELECT count(*) FROM payment_outbox WHERE aggregate_id = ? AND published_at IS NULL")
+                .param(orderId).query(Integer.class).single()).isZero();
+        assertThat(notifications(orderId)).hasSize(1);
     }
 
     @Test
@@ -334,9 +406,22 @@ abstract class PaymentsHttpContract {
                 .query(Integer.class).single();
     }
 
+    /** The order's events, published or not: the relay runs in these tests. */
     private List<String> outbox(long orderId) {
-        return jdbc.sql("SELECT event_type FROM payment_outbox WHERE aggregate_id = ? AND published_at IS NULL"
-                + " ORDER BY id").param(orderId).query(String.class).list();
+        return jdbc.sql("SELECT event_type FROM payment_outbox WHERE aggregate_id = ? ORDER BY id").param(orderId)
+                .query(String.class).list();
+    }
+
+    /** The event ids of the order's recorded notifications. */
+    private List<String> notifications(long orderId) {
+        return jdbc.sql("SELECT event_id FROM order_notifications WHERE order_id = ? ORDER BY id").param(orderId)
+                .query(String.class).list();
+    }
+
+    private double duplicatesDropped() {
+        Counter counter = meters.find("onceonly.inbox.messages").tag("consumer", "order-notifications")
+                .tag("outcome", "duplicate").counter();
+        return counter == null ? 0 : counter.count();
     }
 
     private long newAccount(String tenant, long balance) {

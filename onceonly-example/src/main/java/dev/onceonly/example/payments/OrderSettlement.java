@@ -1,5 +1,6 @@
 package dev.onceonly.example.payments;
 
+import dev.onceonly.Attempt;
 import dev.onceonly.example.orders.Order;
 import dev.onceonly.example.orders.OrderService;
 import dev.onceonly.example.orders.OrderStatus;
@@ -32,9 +33,12 @@ class OrderSettlement {
      * one moved it meanwhile (a compare-and-set), and then appends {@code order.paid} or {@code order.refunded}.
      *
      * @param source what settled it, added to the event: such as {@code paymentEventId} or {@code paymentKey}
+     * @param attempt the idempotent attempt that settles it, whose lineage names the event: a retry or a takeover
+     *     of the same request writes an event of the same id, if it writes one at all
      * @return whether this call moved the order (and wrote the event)
      */
-    boolean move(Order order, OrderStatus target, String chargeId, Map<String, String> source, Instant now) {
+    boolean move(Order order, OrderStatus target, String chargeId, Map<String, String> source, Attempt attempt,
+            Instant now) {
         if (!order.status().allows(target) || !orders.transition(order.orderId(), order.status(), target)) {
             return false;
         }
@@ -46,7 +50,8 @@ class OrderSettlement {
         payload.put("currency", order.currency());
         payload.put("chargeId", chargeId);
         payload.putAll(source);
-        outbox.append(order.orderId(), target == OrderStatus.PAID ? "order.paid" : "order.refunded",
+        String eventType = target == OrderStatus.PAID ? "order.paid" : "order.refunded";
+        outbox.append(order.orderId(), eventType, attempt.downstreamKey("event:" + eventType),
                 json.writeValueAsString(payload), now);
         return true;
     }

@@ -1,5 +1,6 @@
 package dev.onceonly.example.payments;
 
+import dev.onceonly.Attempt;
 import dev.onceonly.example.orders.Order;
 import dev.onceonly.example.orders.OrderService;
 import dev.onceonly.example.orders.OrderStatus;
@@ -39,7 +40,8 @@ class PaymentEventHandler {
         this.clock = clock;
     }
 
-    WebhookReceipt apply(PaymentEvent event) {
+    /** @param attempt the attempt of the event's delivery, whose lineage names the order event it may write */
+    WebhookReceipt apply(PaymentEvent event, Attempt attempt) {
         Optional<PaymentEventType> known = PaymentEventType.fromWire(event.type());
         if (known.isEmpty()) {
             log.info("Payment event {} of type {} ignored: not a type this service acts on", event.id(),
@@ -73,7 +75,8 @@ class PaymentEventHandler {
         }
         OrderStatus target = type.target();
         // A concurrent event may move the order between the read and the compare-and-set; then this one is stale.
-        if (!settlement.move(order, target, data.chargeId(), Map.of("paymentEventId", event.id()), now)) {
+        if (!settlement.move(order, target, data.chargeId(), Map.of("paymentEventId", event.id()), attempt,
+                now)) {
             return WebhookReceipt.ignored(event, "status-not-applicable", order.status());
         }
         history.record(event, type, order.status(), target, now);

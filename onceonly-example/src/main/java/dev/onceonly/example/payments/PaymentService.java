@@ -128,7 +128,7 @@ public class PaymentService {
         transactions.executeWithoutResult(status -> orders.findForPayment(order.orderId())
                 .filter(current -> current.status() == OrderStatus.PENDING_PAYMENT)
                 .ifPresent(current -> settlement.move(current, OrderStatus.PAID, chargeId,
-                        Map.of("paymentKey", key), clock.instant())));
+                        Map.of("paymentKey", key), attempt, clock.instant())));
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("orderId", order.orderId());
         body.put("chargeId", chargeId);

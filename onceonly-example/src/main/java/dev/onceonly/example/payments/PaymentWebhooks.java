@@ -53,7 +53,8 @@ class PaymentWebhooks {
     IdempotentResult<StoredResponse> receive(PaymentEvent event, byte[] body) {
         IdempotencyScope scope = IdempotencyScope.of(OWNER, OPERATION, IdempotencyKey.of(event.id()));
         Fingerprint fingerprint = Fingerprint.builder().method("POST").route(ROUTE).rawBody(body).build();
-        return engine.execute(scope, fingerprint, OutcomeCodec.identity(), attempt -> stored(handler.apply(event)));
+        return engine.execute(scope, fingerprint, OutcomeCodec.identity(),
+                attempt -> stored(handler.apply(event, attempt)));
     }
 
     /** How long a delivery that could not be processed is told to wait. */

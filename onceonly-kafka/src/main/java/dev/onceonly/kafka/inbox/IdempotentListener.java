@@ -13,7 +13,7 @@ import java.lang.annotation.Target;
  * commit, a producer's retry) runs nothing and is acknowledged; a message whose first delivery is still being
  * handled elsewhere is refused with {@link dev.onceonly.RequestInProgressException}, for the container to retry it.
  *
- * <p>The message key is the record's {@value IdempotentListeners#DEFAULT_EVENT_ID_HEADER} header (the outbox
+ * <p>The message key is the record's {@value dev.onceonly.kafka.outbox.OutboxRelay#EVENT_ID_HEADER} header (the
  * relay's event id), or what the {@link #key() extractor} returns; a record with neither is refused with
  * {@link MessageKeyException}, which the container's error handler sends to its recoverer (a dead-letter topic)
  * without retrying. Record listeners only: a batch listener calls {@link dev.onceonly.inbox.Inbox} per record.

@@ -41,9 +41,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public final class IdempotentListeners implements MethodInterceptor {
 
-    /** The header that carries a record's event id, as the outbox relay writes it. */
-    public static final String DEFAULT_EVENT_ID_HEADER = "onceonly-event-id";
-
     private final IdempotencyEngine engine;
     private final TransactionTemplate transactions;
     private final BeanFactory beans;

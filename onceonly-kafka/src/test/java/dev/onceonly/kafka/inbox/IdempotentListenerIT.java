@@ -12,6 +12,7 @@ import dev.onceonly.jdbc.SpringTransactionRunner;
 import dev.onceonly.kafka.SharedKafkaBroker;
 import dev.onceonly.kafka.TopicReader;
 import dev.onceonly.kafka.inbox.InboxObserver.Outcome;
+import dev.onceonly.kafka.outbox.OutboxRelay;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -228,15 +229,15 @@ class IdempotentListenerIT {
         GroupListener listener = context.getBean(GroupListener.class);
         container.getContainerProperties().setMessageListener(
                 (MessageListener<String, String>) record -> listener.on(record.headers().lastHeader(
-                        IdempotentListeners.DEFAULT_EVENT_ID_HEADER) == null ? record.value()
-                        : new String(record.headers().lastHeader(IdempotentListeners.DEFAULT_EVENT_ID_HEADER)
+                        OutboxRelay.EVENT_ID_HEADER) == null ? record.value()
+                        : new String(record.headers().lastHeader(OutboxRelay.EVENT_ID_HEADER)
                         .value(), StandardCharsets.UTF_8)));
         return container;
     }
 
     private static void send(String topic, String key, String eventId, String payload) {
         ProducerRecord<String, String> record = new ProducerRecord<>(topic, key, payload);
-        record.headers().add(IdempotentListeners.DEFAULT_EVENT_ID_HEADER, eventId.getBytes(StandardCharsets.UTF_8));
+        record.headers().add(OutboxRelay.EVENT_ID_HEADER, eventId.getBytes(StandardCharsets.UTF_8));
         producer.send(record).join();
     }
 
@@ -356,7 +357,7 @@ class IdempotentListenerIT {
                     new PostgresDialect())).transactions(new SpringTransactionRunner(
                     new org.springframework.transaction.support.TransactionTemplate(transactionManager))).build();
             return new IdempotentListeners(engine, transactionManager, beans, Duration.ofDays(8),
-                    IdempotentListeners.DEFAULT_EVENT_ID_HEADER, observer);
+                    OutboxRelay.EVENT_ID_HEADER, observer);
         }
 
         @Bean

@@ -5,11 +5,16 @@ import dev.onceonly.kafka.inbox.IdempotentListener;
 import dev.onceonly.kafka.inbox.IdempotentListeners;
 import dev.onceonly.kafka.inbox.InboxObserver;
 import dev.onceonly.kafka.inbox.MessageKeyException;
+import dev.onceonly.kafka.outbox.OutboxPoller;
+import dev.onceonly.kafka.outbox.OutboxRelay;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.jdbc.OnceOnlyJdbcAutoConfiguration;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import java.util.Locale;
+import java.util.Objects;
+import javax.sql.DataSource;
 import org.springframework.aop.Advisor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -19,21 +24,27 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.support.LoggingProducerListener;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * Idempotent Kafka listeners, when onceonly-kafka and Spring Kafka are on the class path and the engine has a
  * transaction manager to join: {@link IdempotentListener} methods run through the inbox, every listener container
  * factory tells them their record, and a {@code DefaultErrorHandler} bean does not retry records without a key.
+ * With {@code onceonly.kafka.outbox.table} set, the outbox relay runs too.
  */
-@AutoConfiguration(after = {OnceOnlyAutoConfiguration.class, OnceOnlyJdbcAutoConfiguration.class},
-        afterName = "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration")
+@AutoConfiguration(after = {OnceOnlyAutoConfiguration.class, OnceOnlyJdbcAutoConfiguration.class}, afterName = {
+        "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+        "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration"})
 @ConditionalOnClass({IdempotentListeners.class, AbstractKafkaListenerContainerFactory.class})
 @ConditionalOnBooleanProperty(name = "onceonly.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(OnceOnlyKafkaProperties.class)
@@ -74,6 +85,38 @@ public class OnceOnlyKafkaAutoConfiguration {
                 return bean;
             }
         };
+    }
+
+    /**
+     * The relay of {@code onceonly.kafka.outbox.table}, on a template of its own: String keys and values (the row's
+     * JSON text), and a producer listener that logs no record contents on a failed send.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty("onceonly.kafka.outbox.table")
+    @ConditionalOnBean({DataSource.class, ProducerFactory.class})
+    static class OutboxConfiguration {
+
+        @Bean
+        OutboxRelay onceonlyOutboxRelay(DataSource dataSource, ProducerFactory<?, ?> producers,
+                OnceOnlyKafkaProperties properties, ObjectProvider<Clock> clock) {
+            OnceOnlyKafkaProperties.Outbox outbox = properties.outbox();
+            @SuppressWarnings("unchecked")
+            KafkaTemplate<String, String> kafka = new KafkaTemplate<>((ProducerFactory<String, String>) producers);
+            LoggingProducerListener<String, String> quiet = new LoggingProducerListener<>();
+            quiet.setIncludeContents(false);
+            kafka.setProducerListener(quiet);
+            return OutboxRelay.builder(dataSource, Objects.requireNonNull(outbox.table()), kafka)
+                    .topic(Objects.requireNonNull(outbox.topic()))
+                    .batchSize(outbox.batchSize())
+                    .sendTimeout(outbox.sendTimeout())
+                    .clock(clock.getIfAvailable(Clock::systemUTC))
+                    .build();
+        }
+
+        @Bean
+        OutboxPoller onceonlyOutboxPoller(OutboxRelay relay, OnceOnlyKafkaProperties properties) {
+            return new OutboxPoller(relay, properties.outbox().pollInterval(), properties.outbox().maxBackoff());
+        }
     }
 
     /** Counts {@code onceonly.inbox.messages} per consumer and outcome. */

@@ -2,22 +2,46 @@ package dev.onceonly.spring.boot.kafka;
 
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.Retention;
-import dev.onceonly.kafka.inbox.IdempotentListeners;
+import dev.onceonly.kafka.outbox.OutboxRelay;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * {@code onceonly.kafka.*}: idempotent listeners.
+ * {@code onceonly.kafka.*}: idempotent listeners and the outbox relay.
  *
  * @param inboxRetention how long a listener's handled keys are kept where its {@code @IdempotentListener} does not
  *     say: longer than the broker may redeliver (Kafka's default log retention is 7 days)
  * @param eventIdHeader the record header with the producer's event id
+ * @param outbox the relay that publishes an outbox table
  */
 @ConfigurationProperties("onceonly.kafka")
 public record OnceOnlyKafkaProperties(@DefaultValue("P8D") Duration inboxRetention,
-        @DefaultValue(IdempotentListeners.DEFAULT_EVENT_ID_HEADER) String eventIdHeader) {
+        @DefaultValue(OutboxRelay.EVENT_ID_HEADER) String eventIdHeader, @DefaultValue Outbox outbox) {
+
+    /**
+     * {@code onceonly.kafka.outbox.*}: the relay runs on every instance when a table is named.
+     *
+     * @param table the outbox table (its layout: {@link OutboxRelay}); none turns the relay off
+     * @param topic where its rows are published
+     * @param pollInterval the pause between rounds when nothing is left to publish
+     * @param maxBackoff the longest pause after consecutive failures
+     * @param batchSize rows sent per round (one transaction)
+     * @param sendTimeout how long a round waits for the broker's acknowledgements
+     */
+    public record Outbox(@Nullable String table, @Nullable String topic, @DefaultValue("500ms") Duration pollInterval,
+            @DefaultValue("30s") Duration maxBackoff, @DefaultValue("100") int batchSize,
+            @DefaultValue("10s") Duration sendTimeout) {
+
+        public Outbox {
+            if (table != null && (topic == null || topic.isBlank())) {
+                throw IdempotencyConfigurationException.of("onceonly.kafka.outbox.topic", "is required when "
+                        + "onceonly.kafka.outbox.table is set");
+            }
+        }
+    }
 
     public OnceOnlyKafkaProperties {
         Objects.requireNonNull(inboxRetention, "inboxRetention");
