@@ -41,4 +41,13 @@ public @interface IdempotentListener {
      * group's offset retention.
      */
     String retention() default "";
+
+    /**
+     * Dedupes in Redis for this long (an ISO-8601 duration such as {@code PT6H}) instead of the inbox, for effects
+     * outside the database (an SMS, an e-mail), which cannot share its transaction; no transaction is begun. At least
+     * once, not exactly once: a process that dies between the effect and marking it done runs it again on
+     * redelivery, a duplicate after the TTL runs again, and with Redis unreachable nothing runs (see onceonly-redis's
+     * {@code ShortTtlDedupe}). Needs a {@link ListenerDedupe} (the starter's, with Spring Data Redis).
+     */
+    String redisTtl() default "";
 }

@@ -47,6 +47,7 @@ public final class IdempotentListeners implements MethodInterceptor {
     private final Duration defaultRetention;
     private final String eventIdHeader;
     private final InboxObserver observer;
+    private final @Nullable ListenerDedupe dedupe;
     private final ConcurrentMap<Method, IdempotentListener> settings = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Inbox> inboxes = new ConcurrentHashMap<>();
 
@@ -55,9 +56,11 @@ public final class IdempotentListeners implements MethodInterceptor {
      * @param beans where {@link IdempotentListener#key()} extractors are looked up
      * @param defaultRetention how long keys are kept where a listener does not say
      * @param eventIdHeader the header with the event id
+     * @param dedupe where {@link IdempotentListener#redisTtl()} listeners dedupe; {@code null} if none may
      */
     public IdempotentListeners(IdempotencyEngine engine, PlatformTransactionManager transactionManager,
-            BeanFactory beans, Duration defaultRetention, String eventIdHeader, InboxObserver observer) {
+            BeanFactory beans, Duration defaultRetention, String eventIdHeader, InboxObserver observer,
+            @Nullable ListenerDedupe dedupe) {
         this.engine = Objects.requireNonNull(engine, "engine");
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
@@ -65,6 +68,7 @@ public final class IdempotentListeners implements MethodInterceptor {
         this.defaultRetention = Objects.requireNonNull(defaultRetention, "defaultRetention");
         this.eventIdHeader = Objects.requireNonNull(eventIdHeader, "eventIdHeader");
         this.observer = Objects.requireNonNull(observer, "observer");
+        this.dedupe = dedupe;
     }
 
     /**
@@ -101,6 +105,9 @@ public final class IdempotentListeners implements MethodInterceptor {
                     "Call it from a @KafkaListener record listener, or use an Inbox directly");
         }
         String consumer = consumerOf(listener);
+        if (!listener.redisTtl().isBlank()) {
+            return deduplicated(invocation, listener, record, consumer);
+        }
         try {
             Delivery delivery;
             Object[] returned = new Object[1];
@@ -116,6 +123,29 @@ public final class IdempotentListeners implements MethodInterceptor {
             observer.observed(consumer, Objects.requireNonNull(delivery).duplicate() ? Outcome.DUPLICATE
                     : Outcome.HANDLED);
             return delivery.duplicate() ? null : returned[0];
+        } catch (Throwable failed) {
+            observer.observed(consumer, Outcome.FAILED);
+            throw failed;
+        }
+    }
+
+    private @Nullable Object deduplicated(MethodInvocation invocation, IdempotentListener listener,
+            ConsumerRecord<?, ?> record, String consumer) throws Throwable {
+        if (dedupe == null) {
+            throw IdempotencyConfigurationException.of("@IdempotentListener redisTtl", "needs a Redis connection, "
+                    + "and none is configured", "Add Spring Data Redis and onceonly-redis, or use the inbox");
+        }
+        Duration ttl = durationOf("redisTtl", listener.redisTtl());
+        try {
+            Object[] returned = new Object[1];
+            boolean ran;
+            try {
+                ran = dedupe.runOnce(consumer, keyOf(record, listener), ttl, () -> returned[0] = proceed(invocation));
+            } catch (ListenerThrew threw) {
+                throw threw.getCause();
+            }
+            observer.observed(consumer, ran ? Outcome.HANDLED : Outcome.DUPLICATE);
+            return returned[0];
         } catch (Throwable failed) {
             observer.observed(consumer, Outcome.FAILED);
             throw failed;
@@ -159,15 +189,20 @@ public final class IdempotentListeners implements MethodInterceptor {
     }
 
     private Duration retentionOf(IdempotentListener listener) {
-        if (listener.retention().isBlank()) {
-            return defaultRetention;
-        }
+        return listener.retention().isBlank() ? defaultRetention : durationOf("retention", listener.retention());
+    }
+
+    private static Duration durationOf(String attribute, String value) {
         try {
-            return Duration.parse(listener.retention());
+            Duration duration = Duration.parse(value);
+            if (!duration.isNegative() && !duration.isZero()) {
+                return duration;
+            }
         } catch (DateTimeParseException e) {
-            throw IdempotencyConfigurationException.of("@IdempotentListener retention", "'" + listener.retention()
-                    + "' is not an ISO-8601 duration such as P14D");
+            // answered below
         }
+        throw IdempotencyConfigurationException.of("@IdempotentListener " + attribute, "'" + value + "' is not a "
+                + "positive ISO-8601 duration such as P14D");
     }
 
     private String keyOf(ConsumerRecord<?, ?> record, IdempotentListener listener) {

@@ -13,6 +13,7 @@ import dev.onceonly.kafka.SharedKafkaBroker;
 import dev.onceonly.kafka.TopicReader;
 import dev.onceonly.kafka.inbox.InboxObserver.Outcome;
 import dev.onceonly.kafka.outbox.OutboxRelay;
+import dev.onceonly.redis.ShortTtlDedupe;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -37,6 +39,9 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.kafka.annotation.EnableKafka;
@@ -64,12 +69,16 @@ class IdempotentListenerIT {
             "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
     /** The topic of the annotated listeners; other tests make topics of their own. */
     private static final String TOPIC = "inbox-it-" + UUID.randomUUID();
+    /** The topic of the listener that dedupes in Redis. */
+    private static final String SMS_TOPIC = "inbox-it-sms-" + UUID.randomUUID();
     /** The topic of the listener that only sees records without a key. */
     private static final String STRICT_TOPIC = "inbox-it-strict-" + UUID.randomUUID();
 
     private static HikariDataSource dataSource;
     private static AnnotationConfigApplicationContext context;
     private static KafkaTemplate<String, String> producer;
+    private static LettuceConnectionFactory redisConnections;
+    private static StringRedisTemplate redis;
     private static JdbcTemplate jdbc;
 
     @BeforeAll
@@ -84,10 +93,17 @@ class IdempotentListenerIT {
         SharedKafkaBroker.createTopic(TOPIC, 2);
         SharedKafkaBroker.createTopic(TOPIC + "-dlt", 2);
         SharedKafkaBroker.createTopic(STRICT_TOPIC, 2);
+        SharedKafkaBroker.createTopic(SMS_TOPIC, 2);
+        SharedKafkaBroker.createTopic(SMS_TOPIC + "-dlt", 2);
         SharedKafkaBroker.createTopic(STRICT_TOPIC + "-dlt", 2);
         producer = new KafkaTemplate<>(new DefaultKafkaProducerFactory<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, SharedKafkaBroker.bootstrapServers()),
                 new StringSerializer(), new StringSerializer()));
+        redisConnections = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1",
+                Integer.getInteger("onceonly.test.redis.port", 6379)));
+        redisConnections.afterPropertiesSet();
+        redisConnections.start();
+        redis = new StringRedisTemplate(redisConnections);
         context = new AnnotationConfigApplicationContext(ListenerConfiguration.class);
     }
 
@@ -95,6 +111,7 @@ class IdempotentListenerIT {
     static void stop() {
         context.close();
         producer.destroy();
+        redisConnections.destroy();
         dataSource.close();
     }
 
@@ -114,6 +131,18 @@ class IdempotentListenerIT {
         assertThat(outcomes("orders")).containsExactlyInAnyOrder(Outcome.HANDLED, Outcome.DUPLICATE,
                 Outcome.DUPLICATE);
         assertThat(effects("orders", eventId)).isEqualTo(1);
+    }
+
+    @Test
+    void effectOutsideTheDatabaseDedupedInRedisRunsOnceForThreePublications() {
+        String eventId = "evt-" + UUID.randomUUID();
+        for (int i = 0; i < 3; i++) {
+            send(SMS_TOPIC, "order-3", eventId, "your order shipped");
+        }
+
+        awaitOutcomes("sms", 3);
+        assertThat(outcomes("sms")).containsExactlyInAnyOrder(Outcome.HANDLED, Outcome.DUPLICATE, Outcome.DUPLICATE);
+        assertThat(context.getBean(OrderListeners.class).smsSent()).isEqualTo(1);
     }
 
     @Test
@@ -278,6 +307,7 @@ class IdempotentListenerIT {
     static class OrderListeners {
 
         private final JdbcTemplate jdbc;
+        private final AtomicInteger smsSent = new AtomicInteger();
 
         OrderListeners(JdbcTemplate jdbc) {
             this.jdbc = jdbc;
@@ -295,6 +325,18 @@ class IdempotentListenerIT {
         @IdempotentListener(consumer = "order-events", key = "orderEventKey", retention = "P14D")
         public void onEvent(String payload) {
             jdbc.update("INSERT INTO inbox_it_effect (consumer, message) VALUES ('order-events', ?)", payload);
+        }
+
+        @KafkaListener(id = "sms", topics = "#{T(dev.onceonly.kafka.inbox.IdempotentListenerIT).smsTopic()}",
+                groupId = "sms")
+        @IdempotentListener(redisTtl = "PT1H")
+        public void onShipped(String text) {
+            smsSent.incrementAndGet(); // an SMS gateway would be called here, outside any transaction
+        }
+
+        /** Read through the proxy, which has no state of its own. */
+        public int smsSent() {
+            return smsSent.get();
         }
 
         @KafkaListener(id = "strict", topics = "#{T(dev.onceonly.kafka.inbox.IdempotentListenerIT).strictTopic()}",
@@ -323,6 +365,10 @@ class IdempotentListenerIT {
 
     public static String topic() {
         return TOPIC;
+    }
+
+    public static String smsTopic() {
+        return SMS_TOPIC;
     }
 
     public static String strictTopic() {
@@ -357,7 +403,8 @@ class IdempotentListenerIT {
                     new PostgresDialect())).transactions(new SpringTransactionRunner(
                     new org.springframework.transaction.support.TransactionTemplate(transactionManager))).build();
             return new IdempotentListeners(engine, transactionManager, beans, Duration.ofDays(8),
-                    OutboxRelay.EVENT_ID_HEADER, observer);
+                    OutboxRelay.EVENT_ID_HEADER, observer, (consumer, key, ttl, effect) ->
+                            new ShortTtlDedupe(redis, consumer, ttl, Duration.ofMinutes(1)).runOnce(key, effect::run));
         }
 
         @Bean

@@ -4,9 +4,11 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.kafka.inbox.IdempotentListener;
 import dev.onceonly.kafka.inbox.IdempotentListeners;
 import dev.onceonly.kafka.inbox.InboxObserver;
+import dev.onceonly.kafka.inbox.ListenerDedupe;
 import dev.onceonly.kafka.inbox.MessageKeyException;
 import dev.onceonly.kafka.outbox.OutboxPoller;
 import dev.onceonly.kafka.outbox.OutboxRelay;
+import dev.onceonly.redis.ShortTtlDedupe;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.jdbc.OnceOnlyJdbcAutoConfiguration;
 import io.micrometer.core.instrument.Counter;
@@ -24,11 +26,13 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.core.ProducerFactory;
@@ -54,9 +58,26 @@ public class OnceOnlyKafkaAutoConfiguration {
     @ConditionalOnBean({IdempotencyEngine.class, PlatformTransactionManager.class})
     IdempotentListeners onceonlyIdempotentListeners(IdempotencyEngine engine,
             PlatformTransactionManager transactionManager, BeanFactory beans, OnceOnlyKafkaProperties properties,
-            ObjectProvider<InboxObserver> observer) {
+            ObjectProvider<InboxObserver> observer, ObjectProvider<ListenerDedupe> dedupe) {
         return new IdempotentListeners(engine, transactionManager, beans, properties.inboxRetention(),
-                properties.eventIdHeader(), observer.getIfAvailable(() -> InboxObserver.NONE));
+                properties.eventIdHeader(), observer.getIfAvailable(() -> InboxObserver.NONE),
+                dedupe.getIfAvailable());
+    }
+
+    /**
+     * Redis-TTL listeners' keys, with onceonly-redis on the class path. The Redis connection is looked up on first
+     * use, so that the order of auto-configurations does not matter.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ShortTtlDedupe.class, StringRedisTemplate.class})
+    static class RedisDedupeConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        ListenerDedupe onceonlyListenerDedupe(ObjectProvider<StringRedisTemplate> redis,
+                OnceOnlyKafkaProperties properties) {
+            return new RedisListenerDedupe(redis, properties.redisDedupeLease());
+        }
     }
 
     /**

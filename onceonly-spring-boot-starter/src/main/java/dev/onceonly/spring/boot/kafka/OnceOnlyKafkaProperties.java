@@ -12,19 +12,22 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 /**
  * {@code onceonly.kafka.*}: idempotent listeners and the outbox relay.
  *
- * @param inboxRetention how long a listener's handled keys are kept where its {@code @IdempotentListener} does not
+ * @param inboxRetention how long a listener's handled keys are kept where its @IdempotentListener does not
  *     say: longer than the broker may redeliver (Kafka's default log retention is 7 days)
  * @param eventIdHeader the record header with the producer's event id
+ * @param redisDedupeLease how long a Redis-TTL listener's claim lasts while its effect runs: longer than the
+ *     effect's longest time
  * @param outbox the relay that publishes an outbox table
  */
 @ConfigurationProperties("onceonly.kafka")
 public record OnceOnlyKafkaProperties(@DefaultValue("P8D") Duration inboxRetention,
-        @DefaultValue(OutboxRelay.EVENT_ID_HEADER) String eventIdHeader, @DefaultValue Outbox outbox) {
+        @DefaultValue(OutboxRelay.EVENT_ID_HEADER) String eventIdHeader,
+        @DefaultValue("1m") Duration redisDedupeLease, @DefaultValue Outbox outbox) {
 
     /**
      * {@code onceonly.kafka.outbox.*}: the relay runs on every instance when a table is named.
      *
-     * @param table the outbox table (its layout: {@link OutboxRelay}); none turns the relay off
+     * @param table the outbox table (the layout OutboxRelay documents); none turns the relay off
      * @param topic where its rows are published
      * @param pollInterval the pause between rounds when nothing is left to publish
      * @param maxBackoff the longest pause after consecutive failures
@@ -48,6 +51,9 @@ public record OnceOnlyKafkaProperties(@DefaultValue("P8D") Duration inboxRetenti
         if (inboxRetention.isNegative() || inboxRetention.isZero() || inboxRetention.compareTo(Retention.MAX) > 0) {
             throw IdempotencyConfigurationException.of("onceonly.kafka.inbox-retention", "must be positive and at "
                     + "most " + Retention.MAX + ", but is " + inboxRetention);
+        }
+        if (redisDedupeLease.isNegative() || redisDedupeLease.isZero()) {
+            throw IdempotencyConfigurationException.of("onceonly.kafka.redis-dedupe-lease", "must be positive");
         }
         if (eventIdHeader.isBlank()) {
             throw IdempotencyConfigurationException.of("onceonly.kafka.event-id-header", "must not be blank");
