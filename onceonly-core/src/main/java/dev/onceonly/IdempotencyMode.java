@@ -26,8 +26,9 @@ public enum IdempotencyMode {
      * service method's {@code @Transactional}), and commit or roll back with it; the engine refuses to run without
      * one. A duplicate of a committed outcome is replayed, as everywhere; a claim held by a transaction that has
      * not committed yet is waited for in the database, for at most the wait, and then refused as in progress (the
-     * caller's transaction can then only roll back, and the message comes again). Any exception of the work rolls
-     * the caller's transaction back; a retryable result is stored as released, so that a retry may run at once.
+     * caller's transaction can then only roll back, and the message comes again). An exception of the work, or a
+     * retryable result, marks the caller's transaction rollback-only: the claim and the work's writes never commit
+     * without its outcome, even if the caller catches the exception.
      * For message consumers (the inbox) and work that must be part of its caller's transaction.
      */
     JOINED

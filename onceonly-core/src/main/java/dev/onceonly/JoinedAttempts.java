@@ -6,7 +6,6 @@ import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
-import dev.onceonly.spi.Release;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,6 +22,13 @@ record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock cl
 
     /** The engine's category, which users configure. */
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
+
+    private void rollBackOnly(IdempotencyScope scope) {
+        if (!runner.markRollbackOnly()) {
+            log.warn("Could not mark the caller's transaction rollback-only for operation={} key={}; it must roll "
+                    + "back itself", scope.operation(), scope.key());
+        }
+    }
 
     @Override
     public <T, X extends Exception> @Nullable IdempotentResult<T> attempt(IdempotencyScope scope,
@@ -48,27 +54,34 @@ record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock cl
             ClaimResult.Claimed claimed, Instant claimExpiresAt, OutcomeCodec<T> codec, IdempotentWork<T, X> work)
             throws X {
         LeaseToken token = claimed.token();
-        // The uncommitted claim cannot be taken over while the caller's transaction runs: the lease is never lost.
-        // Whatever the work throws rolls the caller's transaction back, and the claim with it.
-        T value = work.run(new Attempt(scope, token, claimed.failures(), () -> false));
+        T value;
+        try {
+            // The uncommitted claim cannot be taken over while the caller's transaction runs: the lease is never
+            // lost.
+            value = work.run(new Attempt(scope, token, claimed.failures(), () -> false));
+        } catch (Exception | Error e) {
+            // The claim and what the work wrote must roll back together, even if the caller catches this.
+            rollBackOnly(scope);
+            throw e;
+        }
         StoredResponse response = codec.encode(value);
         Decision decision = outcomePolicy.classify(response);
-        Instant now = clock.instant();
-        boolean stored;
         if (decision == Decision.RETRYABLE) {
-            // The caller's transaction may still commit what the work wrote; the record then lets a retry run at
-            // once rather than waiting for the lease.
-            stored = store.release(scope, token, new Release(now, now.plus(records.retention().failed())), now);
-        } else {
-            Completion completion = records.completion(decision, response, now, claimExpiresAt);
-            stored = store.complete(scope, token, completion, now);
-            // Remembered only once durable: a rolled-back outcome must never be replayed.
-            runner.afterCompletion(committed -> {
-                if (committed) {
-                    records.remember(scope, fingerprint, completion.response(), completion.expiresAt());
-                }
-            });
+            // As in transactional mode, a retryable result takes no effect: the caller's transaction cannot commit.
+            rollBackOnly(scope);
+            log.debug("Retryable outcome, the caller's transaction is rollback-only: operation={} key={}",
+                    scope.operation(), scope.key());
+            return new IdempotentResult<>(value, false);
         }
+        Instant now = clock.instant();
+        Completion completion = records.completion(decision, response, now, claimExpiresAt);
+        boolean stored = store.complete(scope, token, completion, now);
+        // Remembered only once durable: a rolled-back outcome must never be replayed.
+        runner.afterCompletion(committed -> {
+            if (committed) {
+                records.remember(scope, fingerprint, completion.response(), completion.expiresAt());
+            }
+        });
         if (!stored) {
             throw new IllegalStateException("The store refused to store the outcome of a claim made in the same "
                     + "transaction: operation=" + scope.operation() + " key=" + scope.key());

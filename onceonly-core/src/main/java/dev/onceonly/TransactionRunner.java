@@ -33,6 +33,17 @@ public interface TransactionRunner {
         throw new IllegalStateException(getClass().getName() + " cannot run callbacks after a transaction");
     }
 
+    /**
+     * Marks the transaction active on the calling thread rollback-only, so that no caller can commit it: joined
+     * mode does so when the work failed or its result is retryable, as a caller that catches the exception and
+     * commits would store a half-done attempt. Runners that cannot answer {@code false}.
+     *
+     * @return whether the transaction is now rollback-only
+     */
+    default boolean markRollbackOnly() {
+        return false;
+    }
+
     /** What runs when a joined transaction ends. */
     @FunctionalInterface
     interface CompletionCallback {

@@ -1,6 +1,7 @@
 -- Every outbox event carries an id derived from the idempotency scope that produced it (Attempt.downstreamKey), so a
 -- republished event is deduplicated by every consumer's inbox. Rows written before this migration get an id of their
--- own. The relay reads the unpublished rows of an aggregate in id order.
+-- own. The relay finds the oldest unpublished rows by (published_at, id) (from V2) and checks each for an earlier
+-- unpublished row of its aggregate (this index).
 ALTER TABLE payment_outbox ADD COLUMN event_id VARCHAR(64) CHARACTER SET ascii NULL;
 UPDATE payment_outbox SET event_id = CONCAT('outbox-', id) WHERE event_id IS NULL;
 ALTER TABLE payment_outbox MODIFY event_id VARCHAR(64) CHARACTER SET ascii NOT NULL;

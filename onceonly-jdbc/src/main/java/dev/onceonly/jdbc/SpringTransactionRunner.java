@@ -13,6 +13,8 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.UnexpectedRollbackException;
+import org.springframework.transaction.support.ResourceHolderSupport;
+import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -65,10 +67,35 @@ public final class SpringTransactionRunner implements TransactionRunner {
         }
     }
 
-    /** A transaction Spring manages is active on this thread (the store fails if it is not its data source's). */
+    /**
+     * A transaction of this runner's transaction manager is active on this thread: its resource (the data source,
+     * the entity manager factory) is bound, as it is while a {@code @Transactional} of that manager or a listener
+     * container's transaction of it runs. A transaction of another manager (a Kafka transaction, another data
+     * source's) does not count: the store could not join it.
+     */
     @Override
     public boolean isTransactionActive() {
+        if (transactionTemplate.getTransactionManager() instanceof ResourceTransactionManager manager) {
+            return TransactionSynchronizationManager.isActualTransactionActive()
+                    && TransactionSynchronizationManager.hasResource(manager.getResourceFactory());
+        }
         return TransactionSynchronizationManager.isActualTransactionActive();
+    }
+
+    /**
+     * Marks the resource of this runner's transaction manager (the data source's connection holder, the entity
+     * manager's holder) rollback-only: its manager then rolls back at commit and says so with
+     * {@code UnexpectedRollbackException}.
+     */
+    @Override
+    public boolean markRollbackOnly() {
+        if (transactionTemplate.getTransactionManager() instanceof ResourceTransactionManager manager
+                && TransactionSynchronizationManager.getResource(manager.getResourceFactory())
+                        instanceof ResourceHolderSupport holder) {
+            holder.setRollbackOnly();
+            return true;
+        }
+        return false;
     }
 
     /** Registered as a Spring transaction synchronization, which runs after the commit or the rollback. */

@@ -16,6 +16,7 @@ import dev.onceonly.OutcomeCodec;
 import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
+import dev.onceonly.TransactionRollbackException;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.inbox.Delivery;
 import dev.onceonly.inbox.Inbox;
@@ -421,16 +422,41 @@ public abstract class TransactionalModeContract {
     }
 
     @Test
-    void joinedRetryableOutcomeCommittedByTheCallerLetsTheNextDeliveryRunAtOnce() {
+    void joinedRetryableOutcomeRollsTheCallersTransactionBackAndTheRetryRuns() {
         IdempotencyEngine engine = joined(Duration.ZERO);
         IdempotencyScope scope = newScope();
 
-        transactions().inTransaction(() -> engine.execute(scope, order(1), codec(503), attempt -> insertOrder(1)));
+        assertThatThrownBy(() -> transactions().inTransaction(() ->
+                engine.execute(scope, order(1), codec(503), attempt -> insertOrder(1))))
+                .isInstanceOf(TransactionRollbackException.class);
+        assertThat(committedOrders(owner)).isZero();
+        assertThat(store.find(scope)).isEmpty();
+
         IdempotentResult<Long> retry = transactions().inTransaction(() ->
                 engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)));
-
         assertThat(retry.replayed()).isFalse();
-        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+        assertThat(committedOrders(owner)).isEqualTo(1);
+    }
+
+    @Test
+    void joinedWorkThatFailsCannotBeCommittedByACallerThatCatchesTheException() {
+        IdempotencyEngine engine = joined(Duration.ZERO);
+        IdempotencyScope scope = newScope();
+
+        assertThatThrownBy(() -> transactions().inTransaction(() -> {
+            try {
+                engine.execute(scope, order(1), ORDER_ID, attempt -> {
+                    insertOrder(1);
+                    throw new IllegalStateException("the handler failed half-way");
+                });
+            } catch (IllegalStateException swallowed) {
+                // a caller that goes on as if nothing happened
+            }
+            return null;
+        })).isInstanceOf(TransactionRollbackException.class);
+
+        assertThat(committedOrders(owner)).isZero();
+        assertThat(store.find(scope)).isEmpty();
     }
 
     @Test

@@ -4,6 +4,7 @@ import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.InvalidIdempotencyKeyException;
+import dev.onceonly.TransactionRunner;
 import dev.onceonly.inbox.Delivery;
 import dev.onceonly.inbox.Inbox;
 import dev.onceonly.kafka.inbox.InboxObserver.Outcome;
@@ -14,6 +15,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -29,20 +31,17 @@ import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
 import org.springframework.kafka.listener.RecordInterceptor;
 import org.springframework.kafka.support.KafkaUtils;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Runs {@link IdempotentListener} methods through each consumer's {@link Inbox}: the advice of the
- * {@linkplain #advisor advisor} that the starter registers. The transaction is joined if the container or a
- * {@code @Transactional} began one, and begun otherwise, on the transaction manager of the store's data source, so
- * that the inbox record and the listener's writes always commit together. Thread-safe.
+ * {@linkplain #advisor advisor} that the starter registers. The store's transaction is joined if the container or a
+ * {@code @Transactional} began one, and begun otherwise, so that the inbox record and the listener's writes always
+ * commit together. Thread-safe.
  */
 public final class IdempotentListeners implements MethodInterceptor {
 
     private final IdempotencyEngine engine;
-    private final TransactionTemplate transactions;
+    private final TransactionRunner transactions;
     private final BeanFactory beans;
     private final Duration defaultRetention;
     private final String eventIdHeader;
@@ -52,18 +51,20 @@ public final class IdempotentListeners implements MethodInterceptor {
     private final ConcurrentMap<String, Inbox> inboxes = new ConcurrentHashMap<>();
 
     /**
-     * @param engine the engine on the store whose data source {@code transactionManager} manages
+     * @param engine the engine on the store
+     * @param transactions the transactions the store joins (the JDBC store's {@code SpringTransactionRunner}): a
+     *     listener joins one that is active and begins one otherwise, whatever the engine's own mode
      * @param beans where {@link IdempotentListener#key()} extractors are looked up
      * @param defaultRetention how long keys are kept where a listener does not say
      * @param eventIdHeader the header with the event id
      * @param dedupe where {@link IdempotentListener#redisTtl()} listeners dedupe; {@code null} if none may
      */
-    public IdempotentListeners(IdempotencyEngine engine, PlatformTransactionManager transactionManager,
+    public IdempotentListeners(IdempotencyEngine engine, TransactionRunner transactions,
             BeanFactory beans, Duration defaultRetention, String eventIdHeader, InboxObserver observer,
             @Nullable ListenerDedupe dedupe) {
-        this.engine = Objects.requireNonNull(engine, "engine");
-        this.transactions = new TransactionTemplate(transactionManager);
-        this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
+        this.engine = Objects.requireNonNull(engine, "engine").toBuilder()
+                .transactions(Objects.requireNonNull(transactions, "transactions")).build();
+        this.transactions = transactions;
         this.beans = Objects.requireNonNull(beans, "beans");
         this.defaultRetention = Objects.requireNonNull(defaultRetention, "defaultRetention");
         this.eventIdHeader = Objects.requireNonNull(eventIdHeader, "eventIdHeader");
@@ -81,18 +82,20 @@ public final class IdempotentListeners implements MethodInterceptor {
     }
 
     /**
-     * Lets {@code factory}'s containers tell an {@link IdempotentListener} which record it handles, keeping the
-     * record interceptor the application set (which runs after ours, and may replace the record).
+     * Lets {@code factory}'s containers tell an {@link IdempotentListener} which record it handles. A record
+     * interceptor the application set keeps running, before ours, so that the listener is keyed by the record it
+     * gets (an interceptor may replace it). A container whose interceptor is replaced later (a container
+     * customizer's) no longer tells: its idempotent listeners then refuse every record.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static void install(AbstractKafkaListenerContainerFactory<?, ?, ?> factory) {
         RecordInterceptor existing = factory.getRecordInterceptor();
-        if (existing instanceof CurrentRecord || existing instanceof CompositeRecordInterceptor) {
-            return; // installed already, or composed by the application, which then includes ours or knows better
+        if (existing instanceof CurrentRecord) {
+            return;
         }
         RecordInterceptor current = new CurrentRecord();
         ((AbstractKafkaListenerContainerFactory) factory).setRecordInterceptor(existing == null ? current
-                : new CompositeRecordInterceptor(current, existing));
+                : new CompositeRecordInterceptor(existing, current));
     }
 
     @Override
@@ -112,16 +115,16 @@ public final class IdempotentListeners implements MethodInterceptor {
             Delivery delivery;
             Object[] returned = new Object[1];
             try {
-                delivery = transactions.execute(status -> inboxOf(consumer, listener).receive(keyOf(record,
-                        listener), attempt -> {
+                Supplier<Delivery> receive = () -> inboxOf(consumer, listener).receive(keyOf(record, listener),
+                        attempt -> {
                             returned[0] = proceed(invocation);
                             return null;
-                        }));
+                        });
+                delivery = transactions.isTransactionActive() ? receive.get() : transactions.inTransaction(receive);
             } catch (ListenerThrew threw) {
                 throw threw.getCause();
             }
-            observer.observed(consumer, Objects.requireNonNull(delivery).duplicate() ? Outcome.DUPLICATE
-                    : Outcome.HANDLED);
+            observer.observed(consumer, delivery.duplicate() ? Outcome.DUPLICATE : Outcome.HANDLED);
             return delivery.duplicate() ? null : returned[0];
         } catch (Throwable failed) {
             observer.observed(consumer, Outcome.FAILED);

@@ -19,6 +19,8 @@ import org.springframework.context.SmartLifecycle;
 public final class OutboxPoller implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxPoller.class);
+    /** How long {@link #stop()} waits for a round to end. */
+    private static final Duration STOP_WAIT = Duration.ofSeconds(30);
 
     private final OutboxRelay relay;
     private final Duration pollInterval;
@@ -66,7 +68,11 @@ public final class OutboxPoller implements SmartLifecycle {
         if (running != null) {
             running.interrupt();
             try {
-                running.join();
+                // A round stuck in a socket read does not see the interrupt; shutdown does not wait for it forever.
+                if (!running.join(STOP_WAIT)) {
+                    log.warn("The relay of outbox {} did not stop within {}; leaving it to end", relay.table(),
+                            STOP_WAIT);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -89,7 +95,8 @@ public final class OutboxPoller implements SmartLifecycle {
             try {
                 relay.publishPending();
                 pause = pollInterval;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | AssertionError | LinkageError e) {
+                // Errors too (a driver's assertion on a dead session): a poller that died would look alive.
                 pause = pause.multipliedBy(2).compareTo(maxBackoff) > 0 ? maxBackoff : pause.multipliedBy(2);
                 log.warn("{}; trying again in {}", describe(e), pause);
             }
@@ -113,7 +120,7 @@ public final class OutboxPoller implements SmartLifecycle {
     }
 
     /** The relay's messages are safe to log; anything else is named by its type. */
-    private String describe(RuntimeException e) {
+    private String describe(Throwable e) {
         return e instanceof OutboxRelayException ? e.getMessage()
                 : "Publishing outbox " + relay.table() + " failed (" + e.getClass().getSimpleName() + ")";
     }

@@ -48,9 +48,10 @@ import org.springframework.kafka.core.KafkaOperations;
  *   <li>In one READ COMMITTED transaction, select up to {@code batchSize} head rows: unpublished rows with no earlier
  *       unpublished row of the same aggregate, oldest first (PostgreSQL locks them {@code FOR UPDATE SKIP LOCKED}, so
  *       concurrent rounds take other aggregates). So a row is never sent before its predecessor was published.</li>
- *   <li>Send each row and wait for every acknowledgement, all within {@code sendTimeout}.</li>
- *   <li>Set {@code published_at} of those rows and commit. Any failure before the commit rolls the round back: its
- *       rows are sent again by a later round, with the same event ids.</li>
+ *   <li>Send each row and wait for the acknowledgements, all within {@code sendTimeout}.</li>
+ *   <li>Set {@code published_at} of the acknowledged rows and commit. A row that could not be sent (refused, not
+ *       acknowledged in time) stays unpublished and holds back its own aggregate only; a failure of the database
+ *       rolls the round back. Either way the rows are sent again by a later round, with the same event ids.</li>
  * </ol>
  * {@link #publishPending()} runs rounds until one publishes nothing; {@link OutboxPoller} runs it periodically.
  * The producer's {@code max.block.ms} should not exceed the send timeout, as a send may block that long first. The
@@ -146,14 +147,24 @@ public final class OutboxRelay {
         boolean committed = false;
         try {
             List<OutboxRow> heads = selectHeads(connection);
-            if (!heads.isEmpty()) {
-                sender.send(heads);
-                markPublished(connection, heads);
+            OutboxSender.Sent sent = heads.isEmpty() ? new OutboxSender.Sent(List.of(), null) : sender.send(heads);
+            List<OutboxRow> acknowledged = sent.acknowledged();
+            if (!acknowledged.isEmpty()) {
+                markPublished(connection, acknowledged);
             }
             connection.commit();
             committed = true;
-            log.debug("Published {} rows of outbox {}", heads.size(), table);
-            return heads.size();
+            log.debug("Published {} rows of outbox {}", acknowledged.size(), table);
+            OutboxRelayException failure = sent.failure();
+            if (failure != null) {
+                // A row that cannot be sent holds back its own aggregate only; the round's others are published.
+                if (acknowledged.isEmpty()) {
+                    throw failure;
+                }
+                log.warn("{} of {} rows of outbox {} could not be sent and wait for a later round ({})",
+                        heads.size() - acknowledged.size(), heads.size(), table, failure.getMessage());
+            }
+            return acknowledged.size();
         } finally {
             if (!committed) {
                 rollBack(connection);
@@ -207,12 +218,22 @@ public final class OutboxRelay {
         }
     }
 
-    /** A named lock that cannot be released is gone with its session, which the pool then discards. */
+    /**
+     * A named lock that could not be released would stay with its session in the pool and keep every other relay
+     * out: the connection is aborted, so that the pool discards it and the database ends its session.
+     */
     private void leaveRound(Connection connection) {
         try {
             dialect.leaveRound(connection);
         } catch (SQLException e) {
-            log.debug("Leaving a round of outbox {} failed ({})", table, SqlFailure.describe(e));
+            log.warn("Leaving a round of outbox {} failed ({}); its connection is discarded", table,
+                    SqlFailure.describe(e));
+            try {
+                connection.abort(Runnable::run);
+            } catch (SQLException | SecurityException abortFailed) {
+                log.warn("Discarding a connection of outbox {} failed ({})", table,
+                        abortFailed.getClass().getSimpleName());
+            }
         }
     }
 

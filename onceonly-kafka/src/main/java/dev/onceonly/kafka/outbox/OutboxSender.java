@@ -12,10 +12,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.springframework.kafka.KafkaException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.support.SendResult;
 
-/** The Kafka side of a round: sends its rows as records and waits for every acknowledgement, or fails. */
+/** The Kafka side of a round: sends its rows as records and waits for their acknowledgements. */
 final class OutboxSender {
 
     private final KafkaOperations<String, String> kafka;
@@ -32,31 +33,48 @@ final class OutboxSender {
     }
 
     /**
-     * Sends {@code rows} in order and returns once all were acknowledged, within the send timeout.
+     * What a send came to: the rows the broker acknowledged, and the first failure of the others.
      *
-     * @throws OutboxRelayException if a send failed, the timeout passed or the thread was interrupted
+     * @param acknowledged in the order sent
+     * @param failure why the other rows were not, or {@code null} if every row was acknowledged
      */
-    void send(List<OutboxRow> rows) {
+    record Sent(List<OutboxRow> acknowledged, @Nullable OutboxRelayException failure) {
+    }
+
+    /**
+     * Sends {@code rows} in order and waits, within the send timeout, for every acknowledgement. A row that cannot
+     * be sent (refused, not acknowledged in time, no topic for its type) fails alone: the others are acknowledged
+     * all the same, as each row is the head of its own aggregate.
+     *
+     * @throws OutboxRelayException if the thread was interrupted; nothing counts as acknowledged then
+     */
+    Sent send(List<OutboxRow> rows) {
         long deadline = System.nanoTime() + sendTimeout.toNanos();
         List<CompletableFuture<SendResult<String, String>>> acks = new ArrayList<>(rows.size());
-        try {
-            for (OutboxRow row : rows) {
+        OutboxRelayException failure = null;
+        for (OutboxRow row : rows) {
+            try {
                 acks.add(kafka.send(record(row)));
+            } catch (RuntimeException e) {
+                acks.add(CompletableFuture.failedFuture(e));
             }
-            for (CompletableFuture<SendResult<String, String>> ack : acks) {
-                ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            }
-        } catch (ExecutionException e) {
-            throw sendFailed(Objects.requireNonNullElse(e.getCause(), e));
-        } catch (TimeoutException e) {
-            throw new OutboxRelayException("Publishing outbox " + table + " failed: no acknowledgement within "
-                    + sendTimeout, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new OutboxRelayException("Publishing outbox " + table + " was interrupted", e);
-        } catch (RuntimeException e) {
-            throw sendFailed(e);
         }
+        List<OutboxRow> acknowledged = new ArrayList<>(rows.size());
+        for (int i = 0; i < rows.size(); i++) {
+            try {
+                acks.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                acknowledged.add(rows.get(i));
+            } catch (ExecutionException e) {
+                failure = failure != null ? failure : sendFailed(Objects.requireNonNullElse(e.getCause(), e));
+            } catch (TimeoutException e) {
+                failure = failure != null ? failure : new OutboxRelayException("Publishing outbox " + table
+                        + " failed: no acknowledgement within " + sendTimeout, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new OutboxRelayException("Publishing outbox " + table + " was interrupted", e);
+            }
+        }
+        return new Sent(acknowledged, failure);
     }
 
     private ProducerRecord<String, String> record(OutboxRow row) {

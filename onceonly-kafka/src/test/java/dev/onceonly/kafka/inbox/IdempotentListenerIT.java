@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.TransactionRunner;
 import dev.onceonly.jdbc.JdbcIdempotencyStore;
 import dev.onceonly.jdbc.JdbcSchema;
 import dev.onceonly.jdbc.PostgresDialect;
@@ -43,6 +44,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.kafka.annotation.EnableKafka;
 import org.springframework.kafka.annotation.KafkaListener;
@@ -69,6 +71,8 @@ class IdempotentListenerIT {
             "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
     /** The topic of the annotated listeners; other tests make topics of their own. */
     private static final String TOPIC = "inbox-it-" + UUID.randomUUID();
+    /** The topic of the listener keyed by a business key. */
+    private static final String ORDER_EVENTS_TOPIC = "inbox-it-order-events-" + UUID.randomUUID();
     /** The topic of the listener that dedupes in Redis. */
     private static final String SMS_TOPIC = "inbox-it-sms-" + UUID.randomUUID();
     /** The topic of the listener that only sees records without a key. */
@@ -92,6 +96,8 @@ class IdempotentListenerIT {
                 + "consumer varchar(255) NOT NULL, message varchar(255) NOT NULL)");
         SharedKafkaBroker.createTopic(TOPIC, 2);
         SharedKafkaBroker.createTopic(TOPIC + "-dlt", 2);
+        SharedKafkaBroker.createTopic(ORDER_EVENTS_TOPIC, 2);
+        SharedKafkaBroker.createTopic(ORDER_EVENTS_TOPIC + "-dlt", 2);
         SharedKafkaBroker.createTopic(STRICT_TOPIC, 2);
         SharedKafkaBroker.createTopic(SMS_TOPIC, 2);
         SharedKafkaBroker.createTopic(SMS_TOPIC + "-dlt", 2);
@@ -149,9 +155,9 @@ class IdempotentListenerIT {
     void businessKeyFromTheExtractorWithDotsAndColonsDeduplicatesMessagesWithoutAnEventId() {
         String order = "order-" + UUID.randomUUID();
         // The producer sent the same business event twice, the second time with a newer timestamp in it.
-        producer.send(typed(TOPIC, order, "order.paid", order + " paid at 10:00")).join();
-        producer.send(typed(TOPIC, order, "order.paid", order + " paid at 10:01")).join();
-        producer.send(typed(TOPIC, order, "order.shipped", order + " shipped")).join();
+        producer.send(typed(ORDER_EVENTS_TOPIC, order, "order.paid", order + " paid at 10:00")).join();
+        producer.send(typed(ORDER_EVENTS_TOPIC, order, "order.paid", order + " paid at 10:01")).join();
+        producer.send(typed(ORDER_EVENTS_TOPIC, order, "order.shipped", order + " shipped")).join();
 
         awaitOutcomes("order-events", 3);
         assertThat(outcomes("order-events")).containsExactlyInAnyOrder(Outcome.HANDLED, Outcome.DUPLICATE,
@@ -320,7 +326,8 @@ class IdempotentListenerIT {
             jdbc.update("INSERT INTO inbox_it_effect (consumer, message) VALUES ('orders', ?)", payload);
         }
 
-        @KafkaListener(id = "order-events", topics = "#{T(dev.onceonly.kafka.inbox.IdempotentListenerIT).topic()}",
+        @KafkaListener(id = "order-events",
+                topics = "#{T(dev.onceonly.kafka.inbox.IdempotentListenerIT).orderEventsTopic()}",
                 groupId = "order-events")
         @IdempotentListener(consumer = "order-events", key = "orderEventKey", retention = "P14D")
         public void onEvent(String payload) {
@@ -367,6 +374,10 @@ class IdempotentListenerIT {
         return TOPIC;
     }
 
+    public static String orderEventsTopic() {
+        return ORDER_EVENTS_TOPIC;
+    }
+
     public static String smsTopic() {
         return SMS_TOPIC;
     }
@@ -399,10 +410,12 @@ class IdempotentListenerIT {
         @Bean
         IdempotentListeners idempotentListeners(JdbcTransactionManager transactionManager, BeanFactory beans,
                 RecordingObserver observer) {
+            // A leased engine, as with onceonly.mode=leased: the listeners still join or begin the store's
+            // transactions, through the runner they are given.
             IdempotencyEngine engine = IdempotencyEngine.builder(JdbcIdempotencyStore.create(dataSource,
-                    new PostgresDialect())).transactions(new SpringTransactionRunner(
-                    new org.springframework.transaction.support.TransactionTemplate(transactionManager))).build();
-            return new IdempotentListeners(engine, transactionManager, beans, Duration.ofDays(8),
+                    new PostgresDialect())).build();
+            TransactionRunner transactions = new SpringTransactionRunner(new TransactionTemplate(transactionManager));
+            return new IdempotentListeners(engine, transactions, beans, Duration.ofDays(8),
                     OutboxRelay.EVENT_ID_HEADER, observer, (consumer, key, ttl, effect) ->
                             new ShortTtlDedupe(redis, consumer, ttl, Duration.ofMinutes(1)).runOnce(key, effect::run));
         }

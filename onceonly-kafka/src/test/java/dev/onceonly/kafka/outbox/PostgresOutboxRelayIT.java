@@ -37,4 +37,10 @@ class PostgresOutboxRelayIT extends OutboxRelayContract {
     protected String sessionCountSql() {
         return "SELECT count(*) FROM pg_stat_activity WHERE pid = ?::int";
     }
+
+    /** Here heads are locked FOR UPDATE SKIP LOCKED, so relays take other aggregates. */
+    @Override
+    protected boolean relaysRunConcurrently() {
+        return true;
+    }
 }

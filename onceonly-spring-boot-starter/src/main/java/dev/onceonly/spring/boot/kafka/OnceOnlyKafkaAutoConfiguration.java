@@ -1,6 +1,9 @@
 package dev.onceonly.spring.boot.kafka;
 
+import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.RequestInProgressException;
+import dev.onceonly.TransactionRunner;
 import dev.onceonly.kafka.inbox.IdempotentListener;
 import dev.onceonly.kafka.inbox.IdempotentListeners;
 import dev.onceonly.kafka.inbox.InboxObserver;
@@ -38,7 +41,7 @@ import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.support.LoggingProducerListener;
-import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.backoff.FixedBackOff;
 
 /**
  * Idempotent Kafka listeners, when onceonly-kafka and Spring Kafka are on the class path and the engine has a
@@ -54,12 +57,15 @@ import org.springframework.transaction.PlatformTransactionManager;
 @EnableConfigurationProperties(OnceOnlyKafkaProperties.class)
 public class OnceOnlyKafkaAutoConfiguration {
 
+    /** How a record in progress elsewhere is retried: every second, for five minutes. */
+    private static final FixedBackOff IN_PROGRESS_BACK_OFF = new FixedBackOff(1_000, 300);
+
     @Bean
-    @ConditionalOnBean({IdempotencyEngine.class, PlatformTransactionManager.class})
-    IdempotentListeners onceonlyIdempotentListeners(IdempotencyEngine engine,
-            PlatformTransactionManager transactionManager, BeanFactory beans, OnceOnlyKafkaProperties properties,
-            ObjectProvider<InboxObserver> observer, ObjectProvider<ListenerDedupe> dedupe) {
-        return new IdempotentListeners(engine, transactionManager, beans, properties.inboxRetention(),
+    @ConditionalOnBean({IdempotencyEngine.class, TransactionRunner.class})
+    IdempotentListeners onceonlyIdempotentListeners(IdempotencyEngine engine, TransactionRunner transactions,
+            BeanFactory beans, OnceOnlyKafkaProperties properties, ObjectProvider<InboxObserver> observer,
+            ObjectProvider<ListenerDedupe> dedupe) {
+        return new IdempotentListeners(engine, transactions, beans, properties.inboxRetention(),
                 properties.eventIdHeader(), observer.getIfAvailable(() -> InboxObserver.NONE),
                 dedupe.getIfAvailable());
     }
@@ -87,6 +93,7 @@ public class OnceOnlyKafkaAutoConfiguration {
      */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnBean({IdempotencyEngine.class, TransactionRunner.class})
     static Advisor onceonlyIdempotentListenerAdvisor(ObjectProvider<IdempotentListeners> listeners) {
         return IdempotentListeners.advisor(invocation -> listeners.getObject().invoke(invocation));
     }
@@ -101,7 +108,7 @@ public class OnceOnlyKafkaAutoConfiguration {
                     IdempotentListeners.install(factory);
                 }
                 if (bean instanceof DefaultErrorHandler errorHandler) {
-                    errorHandler.addNotRetryableExceptions(MessageKeyException.class);
+                    prepare(errorHandler);
                 }
                 return bean;
             }
@@ -138,6 +145,27 @@ public class OnceOnlyKafkaAutoConfiguration {
         OutboxPoller onceonlyOutboxPoller(OutboxRelay relay, OnceOnlyKafkaProperties properties) {
             return new OutboxPoller(relay, properties.outbox().pollInterval(), properties.outbox().maxBackoff());
         }
+    }
+
+    /**
+     * Records without a usable key, and listeners set up wrongly, are not retried: no retry changes them. A record
+     * whose first delivery is still being handled elsewhere (after a rebalance) is retried every second for up to
+     * five minutes, longer than any transaction of that delivery should last, instead of the handler's own
+     * back-off, which may give up (and dead-letter it) while the first delivery could still roll back.
+     */
+    private static void prepare(DefaultErrorHandler errorHandler) {
+        errorHandler.addNotRetryableExceptions(MessageKeyException.class, IdempotencyConfigurationException.class);
+        errorHandler.setBackOffFunction((record, failure) -> causedBy(failure, RequestInProgressException.class)
+                ? IN_PROGRESS_BACK_OFF : null);
+    }
+
+    private static boolean causedBy(Throwable failure, Class<? extends Throwable> type) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (type.isInstance(cause)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Counts {@code onceonly.inbox.messages} per consumer and outcome. */
