@@ -37,17 +37,16 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
-import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.kafka.support.LoggingProducerListener;
 import org.springframework.util.backoff.FixedBackOff;
 
 /**
- * Idempotent Kafka listeners, when onceonly-kafka and Spring Kafka are on the class path and the engine has a
- * transaction manager to join: {@link IdempotentListener} methods run through the inbox, every listener container
- * factory tells them their record, and a {@code DefaultErrorHandler} bean does not retry records without a key.
- * With {@code onceonly.kafka.outbox.table} set, the outbox relay runs too.
+ * Idempotent Kafka listeners, when onceonly-kafka and Spring Kafka are on the class path and the store has a
+ * {@link TransactionRunner} (the JDBC store's): {@link IdempotentListener} methods run through the inbox in the
+ * store's transactions, every listener container factory tells them their record, and {@code DefaultErrorHandler}
+ * beans learn which failures not to retry and how long to retry a record in progress elsewhere. With
+ * {@code onceonly.kafka.outbox.table} set, the outbox relay runs too.
  */
 @AutoConfiguration(after = {OnceOnlyAutoConfiguration.class, OnceOnlyJdbcAutoConfiguration.class}, afterName = {
         "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
@@ -115,25 +114,22 @@ public class OnceOnlyKafkaAutoConfiguration {
         };
     }
 
-    /**
-     * The relay of {@code onceonly.kafka.outbox.table}, on a template of its own: String keys and values (the row's
-     * JSON text), and a producer listener that logs no record contents on a failed send.
-     */
+    /** The relay of {@code onceonly.kafka.outbox.table}, on a producer of its own ({@link OutboxProducer}). */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty("onceonly.kafka.outbox.table")
     @ConditionalOnBean({DataSource.class, ProducerFactory.class})
     static class OutboxConfiguration {
 
         @Bean
-        OutboxRelay onceonlyOutboxRelay(DataSource dataSource, ProducerFactory<?, ?> producers,
+        OutboxProducer onceonlyOutboxProducer(ProducerFactory<?, ?> producers) {
+            return new OutboxProducer(producers);
+        }
+
+        @Bean
+        OutboxRelay onceonlyOutboxRelay(DataSource dataSource, OutboxProducer producer,
                 OnceOnlyKafkaProperties properties, ObjectProvider<Clock> clock) {
             OnceOnlyKafkaProperties.Outbox outbox = properties.outbox();
-            @SuppressWarnings("unchecked")
-            KafkaTemplate<String, String> kafka = new KafkaTemplate<>((ProducerFactory<String, String>) producers);
-            LoggingProducerListener<String, String> quiet = new LoggingProducerListener<>();
-            quiet.setIncludeContents(false);
-            kafka.setProducerListener(quiet);
-            return OutboxRelay.builder(dataSource, Objects.requireNonNull(outbox.table()), kafka)
+            return OutboxRelay.builder(dataSource, Objects.requireNonNull(outbox.table()), producer.template())
                     .topic(Objects.requireNonNull(outbox.topic()))
                     .batchSize(outbox.batchSize())
                     .sendTimeout(outbox.sendTimeout())
