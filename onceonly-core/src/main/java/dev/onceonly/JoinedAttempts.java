@@ -6,6 +6,7 @@ import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.Release;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,6 +23,10 @@ record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock cl
 
     /** The engine's category, which users configure. */
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
+
+    private void releaseFor(IdempotencyScope scope, LeaseToken token, Instant now) {
+        store.release(scope, token, new Release(now, now.plus(records.retention().failed())), now);
+    }
 
     private void rollBackOnly(IdempotencyScope scope) {
         if (!runner.markRollbackOnly()) {
@@ -44,9 +49,12 @@ record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock cl
             case ClaimResult.Claimed claimed -> run(scope, fingerprint, claimed, request.expiresAt(), codec, work);
             case ClaimResult.Duplicate duplicate -> records.replayOrWait(scope, fingerprint, duplicate.record(),
                     codec);
-            // The caller's transaction holds the failed claim (PostgreSQL aborted it): it cannot try again, only
-            // roll back, and its caller (a listener container) redelivers.
-            case ClaimResult.Locked ignored -> throw RequestInProgressException.of(scope, retryAfter);
+            case ClaimResult.Locked ignored -> {
+                // The caller's transaction cannot try again (PostgreSQL aborted it), only roll back; its caller (a
+                // listener container) redelivers. On MariaDB it could go on: it must not commit either.
+                rollBackOnly(scope);
+                throw RequestInProgressException.of(scope, retryAfter);
+            }
         };
     }
 
@@ -54,40 +62,41 @@ record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock cl
             ClaimResult.Claimed claimed, Instant claimExpiresAt, OutcomeCodec<T> codec, IdempotentWork<T, X> work)
             throws X {
         LeaseToken token = claimed.token();
-        T value;
         try {
             // The uncommitted claim cannot be taken over while the caller's transaction runs: the lease is never
             // lost.
-            value = work.run(new Attempt(scope, token, claimed.failures(), () -> false));
+            T value = work.run(new Attempt(scope, token, claimed.failures(), () -> false));
+            StoredResponse response = codec.encode(value);
+            Decision decision = outcomePolicy.classify(response);
+            Instant now = clock.instant();
+            if (decision == Decision.RETRYABLE) {
+                // As in transactional mode, a retryable result takes no effect: the caller's transaction cannot
+                // commit. A runner that cannot say so leaves the key released, for a retry to run at once.
+                if (!runner.markRollbackOnly()) {
+                    releaseFor(scope, token, now);
+                }
+                log.debug("Retryable outcome in the caller's transaction: operation={} key={}", scope.operation(),
+                        scope.key());
+                return new IdempotentResult<>(value, false);
+            }
+            Completion completion = records.completion(decision, response, now, claimExpiresAt);
+            if (!store.complete(scope, token, completion, now)) {
+                throw new IllegalStateException("The store refused to store the outcome of a claim made in the "
+                        + "same transaction: operation=" + scope.operation() + " key=" + scope.key());
+            }
+            // Remembered only once durable: a rolled-back outcome must never be replayed.
+            runner.afterCompletion(committed -> {
+                if (committed) {
+                    records.remember(scope, fingerprint, completion.response(), completion.expiresAt());
+                }
+            });
+            log.debug("Executed in the caller's transaction: operation={} key={} attempt={} decision={}",
+                    scope.operation(), scope.key(), token.attempt(), decision);
+            return new IdempotentResult<>(value, false);
         } catch (Exception | Error e) {
             // The claim and what the work wrote must roll back together, even if the caller catches this.
             rollBackOnly(scope);
             throw e;
         }
-        StoredResponse response = codec.encode(value);
-        Decision decision = outcomePolicy.classify(response);
-        if (decision == Decision.RETRYABLE) {
-            // As in transactional mode, a retryable result takes no effect: the caller's transaction cannot commit.
-            rollBackOnly(scope);
-            log.debug("Retryable outcome, the caller's transaction is rollback-only: operation={} key={}",
-                    scope.operation(), scope.key());
-            return new IdempotentResult<>(value, false);
-        }
-        Instant now = clock.instant();
-        Completion completion = records.completion(decision, response, now, claimExpiresAt);
-        boolean stored = store.complete(scope, token, completion, now);
-        // Remembered only once durable: a rolled-back outcome must never be replayed.
-        runner.afterCompletion(committed -> {
-            if (committed) {
-                records.remember(scope, fingerprint, completion.response(), completion.expiresAt());
-            }
-        });
-        if (!stored) {
-            throw new IllegalStateException("The store refused to store the outcome of a claim made in the same "
-                    + "transaction: operation=" + scope.operation() + " key=" + scope.key());
-        }
-        log.debug("Executed in the caller's transaction: operation={} key={} attempt={} decision={}",
-                scope.operation(), scope.key(), token.attempt(), decision);
-        return new IdempotentResult<>(value, false);
     }
 }

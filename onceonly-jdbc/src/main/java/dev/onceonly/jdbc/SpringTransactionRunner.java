@@ -11,10 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.IllegalTransactionStateException;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.UnexpectedRollbackException;
-import org.springframework.transaction.support.ResourceHolderSupport;
-import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -29,9 +30,14 @@ public final class SpringTransactionRunner implements TransactionRunner {
     private static final Logger log = LoggerFactory.getLogger(SpringTransactionRunner.class);
 
     private final TransactionTemplate transactionTemplate;
+    /** Joins a transaction of the same manager, and fails where there is none: never begins one. */
+    private final TransactionTemplate joinOnly;
 
     public SpringTransactionRunner(TransactionTemplate transactionTemplate) {
         this.transactionTemplate = Objects.requireNonNull(transactionTemplate, "transactionTemplate");
+        this.joinOnly = new TransactionTemplate(Objects.requireNonNull(transactionTemplate.getTransactionManager(),
+                "the template's transaction manager"));
+        this.joinOnly.setPropagationBehavior(TransactionDefinition.PROPAGATION_MANDATORY);
     }
 
     /**
@@ -68,34 +74,37 @@ public final class SpringTransactionRunner implements TransactionRunner {
     }
 
     /**
-     * A transaction of this runner's transaction manager is active on this thread: its resource (the data source,
-     * the entity manager factory) is bound, as it is while a {@code @Transactional} of that manager or a listener
-     * container's transaction of it runs. A transaction of another manager (a Kafka transaction, another data
-     * source's) does not count: the store could not join it.
+     * A transaction of this runner's transaction manager is active on this thread, as its manager sees it (a
+     * {@code @Transactional} of that manager, a listener container's transaction of it). A transaction of another
+     * manager (a Kafka transaction, another data source's), or a connection bound without a transaction, does not
+     * count: the store could not join it.
      */
     @Override
     public boolean isTransactionActive() {
-        if (transactionTemplate.getTransactionManager() instanceof ResourceTransactionManager manager) {
-            return TransactionSynchronizationManager.isActualTransactionActive()
-                    && TransactionSynchronizationManager.hasResource(manager.getResourceFactory());
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            return false;
         }
-        return TransactionSynchronizationManager.isActualTransactionActive();
+        try {
+            joinOnly.executeWithoutResult(status -> { });
+            return true;
+        } catch (IllegalTransactionStateException none) {
+            return false;
+        }
     }
 
     /**
-     * Marks the resource of this runner's transaction manager (the data source's connection holder, the entity
-     * manager's holder) rollback-only: its manager then rolls back at commit and says so with
+     * Marks the active transaction of this runner's manager rollback-only through the manager itself (a data
+     * source's connection, a JPA entity transaction): it then rolls back at commit and says so with
      * {@code UnexpectedRollbackException}.
      */
     @Override
     public boolean markRollbackOnly() {
-        if (transactionTemplate.getTransactionManager() instanceof ResourceTransactionManager manager
-                && TransactionSynchronizationManager.getResource(manager.getResourceFactory())
-                        instanceof ResourceHolderSupport holder) {
-            holder.setRollbackOnly();
+        try {
+            joinOnly.executeWithoutResult(TransactionStatus::setRollbackOnly);
             return true;
+        } catch (IllegalTransactionStateException none) {
+            return false;
         }
-        return false;
     }
 
     /** Registered as a Spring transaction synchronization, which runs after the commit or the rollback. */

@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -28,7 +29,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  *       what this is for).</li>
  *   <li>An effect longer than the lease may run twice at once: keep the lease above the effect's longest time.</li>
  * </ul>
- * Keys are {@code onceonly:dedupe:<namespace>:<key>}, one Redis key per message, so it works on Redis Cluster.
+ * Keys are {@code onceonly:dedupe:<length of namespace>:<namespace>:<key>}, one Redis key per message, so it works
+ * on Redis Cluster.
  * Thread-safe.
  */
 public final class ShortTtlDedupe {
@@ -85,9 +87,15 @@ public final class ShortTtlDedupe {
      */
     public <X extends Exception> boolean runOnce(String key, Effect<X> effect) throws X {
         IdempotencyKey validated = new IdempotencyKey(key);
-        String redisKey = "onceonly:dedupe:" + namespace + ":" + validated.value();
+        // The namespace's length keeps "a" + "b:c" apart from "a:b" + "c".
+        String redisKey = "onceonly:dedupe:" + namespace.length() + ":" + namespace + ":" + validated.value();
         String token = "claim:" + UUID.randomUUID();
-        if (!Boolean.TRUE.equals(redis.opsForValue().setIfAbsent(redisKey, token, lease))) {
+        Boolean claimed = redis.opsForValue().setIfAbsent(redisKey, token, lease);
+        if (claimed == null) {
+            throw new IllegalStateException("The Redis template answered no result (pipelined or in a Redis "
+                    + "transaction); the dedupe needs one that runs each command at once");
+        }
+        if (!claimed) {
             if (DONE.equals(redis.opsForValue().get(redisKey))) {
                 return false;
             }
@@ -96,14 +104,24 @@ public final class ShortTtlDedupe {
         try {
             effect.run();
         } catch (Exception | Error failed) {
-            redis.execute(RELEASE, List.of(redisKey), token);
+            try {
+                redis.execute(RELEASE, List.of(redisKey), token);
+            } catch (RuntimeException releaseFailed) {
+                // The claim then runs out after its lease; the effect's failure is what the caller must hear.
+                failed.addSuppressed(releaseFailed);
+            }
             throw failed;
         }
-        if (!Boolean.TRUE.equals(redis.execute(MARK_DONE, List.of(redisKey), token, DONE,
-                Long.toString(ttl.toMillis())))) {
-            // The lease ran out during the effect (or Redis lost the key): a duplicate may run it again.
-            log.warn("The dedupe claim of namespace={} ran out before its effect finished; raise the lease",
-                    namespace);
+        try {
+            if (!Boolean.TRUE.equals(redis.execute(MARK_DONE, List.of(redisKey), token, DONE,
+                    Long.toString(ttl.toMillis())))) {
+                log.warn("The dedupe claim of namespace={} ran out before its effect finished; raise the lease",
+                        namespace);
+            }
+        } catch (DataAccessException e) {
+            // The effect took place: failing now would only make the redelivery repeat it once the claim ran out.
+            log.warn("Could not mark a dedupe key of namespace={} done ({}); a redelivery after the lease repeats "
+                    + "its effect", namespace, e.getClass().getSimpleName());
         }
         return true;
     }

@@ -25,6 +25,7 @@ import org.springframework.aop.Advisor;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
@@ -217,7 +218,7 @@ public final class IdempotentListeners implements MethodInterceptor {
                     : new String(header.value(), StandardCharsets.UTF_8);
             source = "header " + eventIdHeader;
         } else {
-            key = beans.getBean(listener.key(), MessageKeyExtractor.class).keyOf(record);
+            key = extractor(listener.key()).keyOf(record);
             source = "key extractor " + listener.key();
         }
         if (key == null) {
@@ -229,6 +230,15 @@ public final class IdempotentListeners implements MethodInterceptor {
         } catch (InvalidIdempotencyKeyException e) {
             throw new MessageKeyException("The record from " + record.topic() + "-" + record.partition() + "@"
                     + record.offset() + " has an unusable message key (" + source + ": " + e.violation() + ")");
+        }
+    }
+
+    private MessageKeyExtractor extractor(String name) {
+        try {
+            return beans.getBean(name, MessageKeyExtractor.class);
+        } catch (BeansException e) {
+            throw IdempotencyConfigurationException.of("@IdempotentListener key", "no MessageKeyExtractor bean "
+                    + "named '" + name + "' (" + e.getClass().getSimpleName() + ")");
         }
     }
 

@@ -95,7 +95,10 @@ public final class OutboxPoller implements SmartLifecycle {
             try {
                 relay.publishPending();
                 pause = pollInterval;
-            } catch (RuntimeException | AssertionError | LinkageError e) {
+            } catch (VirtualMachineError fatal) {
+                log.error("The relay of outbox {} stops ({})", relay.table(), fatal.getClass().getSimpleName());
+                throw fatal;
+            } catch (Exception | Error e) {
                 // Errors too (a driver's assertion on a dead session): a poller that died would look alive.
                 pause = pause.multipliedBy(2).compareTo(maxBackoff) > 0 ? maxBackoff : pause.multipliedBy(2);
                 log.warn("{}; trying again in {}", describe(e), pause);

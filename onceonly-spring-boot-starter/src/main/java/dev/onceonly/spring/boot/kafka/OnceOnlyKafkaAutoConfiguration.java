@@ -38,6 +38,7 @@ import org.springframework.context.annotation.Role;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
 import org.springframework.kafka.core.ProducerFactory;
+import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.util.backoff.FixedBackOff;
 
@@ -95,6 +96,17 @@ public class OnceOnlyKafkaAutoConfiguration {
     @ConditionalOnBean({IdempotencyEngine.class, TransactionRunner.class})
     static Advisor onceonlyIdempotentListenerAdvisor(ObjectProvider<IdempotentListeners> listeners) {
         return IdempotentListeners.advisor(invocation -> listeners.getObject().invoke(invocation));
+    }
+
+    /**
+     * Without an error handler of the application's, Boot's listener container factory gets this one (Spring
+     * Kafka's default, prepared below) instead of the one each container would make for itself, which nothing could
+     * prepare: records in progress elsewhere would be retried ten times at once and then skipped.
+     */
+    @Bean
+    @ConditionalOnMissingBean(CommonErrorHandler.class)
+    DefaultErrorHandler onceonlyKafkaErrorHandler() {
+        return new DefaultErrorHandler();
     }
 
     /** Prepares listener container factories and error handlers, whoever defined them. */

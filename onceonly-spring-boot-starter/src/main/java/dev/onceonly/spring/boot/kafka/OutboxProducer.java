@@ -27,6 +27,9 @@ final class OutboxProducer implements DisposableBean {
         settings.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
         settings.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
         settings.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+        // Producers of the same client id would clash in JMX and merge their metrics.
+        Object clientId = settings.get(ProducerConfig.CLIENT_ID_CONFIG);
+        settings.put(ProducerConfig.CLIENT_ID_CONFIG, (clientId == null ? "" : clientId + "-") + "onceonly-outbox");
         this.factory = new DefaultKafkaProducerFactory<>(settings, new StringSerializer(), new StringSerializer());
         this.template = new KafkaTemplate<>(factory);
         LoggingProducerListener<String, String> quiet = new LoggingProducerListener<>();

@@ -1,5 +1,6 @@
 package dev.onceonly.spring.boot.kafka;
 
+import static dev.onceonly.spring.boot.StartupFailure.assertStartupFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.onceonly.kafka.inbox.IdempotentListeners;
@@ -56,7 +57,13 @@ class OnceOnlyKafkaAutoConfigurationIT {
     @Test
     void outboxTableWithoutATopicStopsStartup() {
         runner.withPropertyValues("onceonly.kafka.outbox.table=payment_outbox")
-                .run(context -> assertThat(context).hasFailed());
+                .run(context -> assertStartupFailure(context).hasMessageContaining("onceonly.kafka.outbox.topic"));
+    }
+
+    @Test
+    void withoutAnErrorHandlerOfTheApplicationsContainersGetAPreparedOne() {
+        runner.run(context -> assertThat(context.getBean(DefaultErrorHandler.class).removeClassification(
+                MessageKeyException.class)).isFalse());
     }
 
     @Test

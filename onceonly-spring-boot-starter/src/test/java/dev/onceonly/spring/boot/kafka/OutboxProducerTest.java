@@ -17,6 +17,7 @@ class OutboxProducerTest {
         DefaultKafkaProducerFactory<Object, Object> application = new DefaultKafkaProducerFactory<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "broker-1:9093",
                 ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.CLIENT_ID_CONFIG, "orders",
                 ProducerConfig.TRANSACTIONAL_ID_CONFIG, "orders-tx",
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, LongSerializer.class,
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, LongSerializer.class));
@@ -28,6 +29,7 @@ class OutboxProducerTest {
             assertThat(producer.template().getProducerFactory().getConfigurationProperties())
                     .containsEntry(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "broker-1:9093")
                     .containsEntry(ProducerConfig.ACKS_CONFIG, "all")
+                    .containsEntry(ProducerConfig.CLIENT_ID_CONFIG, "orders-onceonly-outbox")
                     .doesNotContainKeys(ProducerConfig.TRANSACTIONAL_ID_CONFIG,
                             ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
             assertThat(producer.template().getProducerFactory().getValueSerializerSupplier().get())

@@ -1,0 +1,81 @@
+package dev.onceonly.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyMode;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.OutcomeCodec;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.UnexpectedRollbackException;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Joined mode inside Spring's own transaction handling, on PostgreSQL: a participant that catches the work's failure
+ * cannot commit the outer transaction, and a transaction of another data source is not one the store could join.
+ */
+class PostgresSpringJoinedModeIT {
+
+    private static final DataSource DATA_SOURCE = TestDatabases.postgres();
+    private static final JdbcTemplate JDBC = new JdbcTemplate(DATA_SOURCE);
+
+    private final DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(DATA_SOURCE);
+    private final SpringTransactionRunner runner = new SpringTransactionRunner(
+            new TransactionTemplate(transactionManager));
+    private final IdempotencyEngine joined = IdempotencyEngine.builder(
+                    JdbcIdempotencyStore.create(DATA_SOURCE, new PostgresDialect()))
+            .transactions(runner).mode(IdempotencyMode.JOINED).build();
+    private final String owner = "joined-" + UUID.randomUUID();
+
+    @BeforeAll
+    static void createTable() {
+        JDBC.execute("CREATE TABLE IF NOT EXISTS onceonly_it_joined (id bigserial PRIMARY KEY, owner text NOT NULL)");
+    }
+
+    @Test
+    void participantThatCatchesTheWorksFailureCannotCommitTheOuterTransaction() {
+        IdempotencyScope scope = IdempotencyScope.of(owner, "consume",
+                IdempotencyKey.of(UUID.randomUUID().toString()));
+        TransactionTemplate outer = new TransactionTemplate(transactionManager);
+        TransactionTemplate participant = new TransactionTemplate(transactionManager);
+
+        assertThatThrownBy(() -> outer.executeWithoutResult(status -> participant.executeWithoutResult(inner -> {
+            try {
+                joined.execute(scope, Fingerprint.builder().method("MESSAGE").build(), OutcomeCodec.identity(),
+                        attempt -> {
+                            JDBC.update("INSERT INTO onceonly_it_joined (owner) VALUES (?)", owner);
+                            throw new IllegalStateException("the handler failed half-way");
+                        });
+            } catch (IllegalStateException swallowed) {
+                // a participant that goes on as if nothing happened
+            }
+        }))).isInstanceOf(UnexpectedRollbackException.class);
+
+        assertThat(JDBC.queryForObject("SELECT count(*) FROM onceonly_it_joined WHERE owner = ?", Integer.class,
+                owner)).isZero();
+        assertThat(joined.find(scope)).isEmpty();
+    }
+
+    @Test
+    void transactionOfAnotherDataSourceIsNotOneTheStoreCanJoin() {
+        DataSourceTransactionManager other = new DataSourceTransactionManager(new DriverManagerDataSource(
+                System.getProperty("onceonly.test.postgres.url",
+                        "jdbc:postgresql://127.0.0.1:5432/test?user=postgres")));
+
+        Boolean insideOther = new TransactionTemplate(other).execute(status -> runner.isTransactionActive());
+        Boolean insideOwn = new TransactionTemplate(transactionManager).execute(status -> runner.isTransactionActive());
+
+        assertThat(insideOther).isFalse();
+        assertThat(insideOwn).isTrue();
+        assertThat(runner.isTransactionActive()).isFalse();
+    }
+}
