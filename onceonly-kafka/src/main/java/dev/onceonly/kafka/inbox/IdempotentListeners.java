@@ -3,7 +3,9 @@ package dev.onceonly.kafka.inbox;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyScope;
 import dev.onceonly.InvalidIdempotencyKeyException;
+import dev.onceonly.Retention;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.inbox.Delivery;
 import dev.onceonly.inbox.Inbox;
@@ -28,6 +30,7 @@ import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
 import org.springframework.kafka.listener.RecordInterceptor;
@@ -97,6 +100,46 @@ public final class IdempotentListeners implements MethodInterceptor {
         RecordInterceptor current = new CurrentRecord();
         ((AbstractKafkaListenerContainerFactory) factory).setRecordInterceptor(existing == null ? current
                 : new CompositeRecordInterceptor(existing, current));
+    }
+
+    /**
+     * Checks the settings of an {@link IdempotentListener} method, so that a mistake stops startup instead of failing
+     * every record: its durations, its key extractor, its consumer name, a Redis dedupe without Redis, and batch
+     * listeners, which it does not serve.
+     *
+     * @throws IdempotencyConfigurationException naming the method and what is wrong with it
+     */
+    public void check(Method method) {
+        IdempotentListener listener = AnnotatedElementUtils.findMergedAnnotation(method, IdempotentListener.class);
+        if (listener == null) {
+            return;
+        }
+        String where = "@IdempotentListener on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
+        try {
+            if (listener.consumer().length() > IdempotencyScope.MAX_NAME_LENGTH) {
+                throw IdempotencyConfigurationException.of("@IdempotentListener consumer", "is longer than "
+                        + IdempotencyScope.MAX_NAME_LENGTH + " characters");
+            }
+            Duration retention = retentionOf(listener);
+            new Retention(retention, retention); // refuses what no store keeps
+            if (!listener.redisTtl().isBlank()) {
+                durationOf("redisTtl", listener.redisTtl());
+                if (dedupe == null) {
+                    throw IdempotencyConfigurationException.of("@IdempotentListener redisTtl", "needs a Redis "
+                            + "connection, and none is configured", "Add Spring Data Redis and onceonly-redis");
+                }
+            }
+            if (!listener.key().isBlank()) {
+                extractor(listener.key());
+            }
+            KafkaListener kafka = AnnotatedElementUtils.findMergedAnnotation(method, KafkaListener.class);
+            if (kafka != null && "true".equalsIgnoreCase(kafka.batch())) {
+                throw IdempotencyConfigurationException.of("@IdempotentListener", "does not serve batch "
+                        + "listeners", "Call Inbox.receive for each record of the batch");
+            }
+        } catch (IdempotencyConfigurationException e) {
+            throw e.renamed(where + ": " + e.setting());
+        }
     }
 
     @Override

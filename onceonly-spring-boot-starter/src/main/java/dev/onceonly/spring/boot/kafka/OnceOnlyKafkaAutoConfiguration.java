@@ -23,8 +23,10 @@ import javax.sql.DataSource;
 import org.springframework.aop.Advisor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -35,11 +37,15 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.kafka.config.AbstractKafkaListenerContainerFactory;
 import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 import org.springframework.util.backoff.FixedBackOff;
 
 /**
@@ -96,6 +102,27 @@ public class OnceOnlyKafkaAutoConfiguration {
     @ConditionalOnBean({IdempotencyEngine.class, TransactionRunner.class})
     static Advisor onceonlyIdempotentListenerAdvisor(ObjectProvider<IdempotentListeners> listeners) {
         return IdempotentListeners.advisor(invocation -> listeners.getObject().invoke(invocation));
+    }
+
+    /**
+     * Checks every {@link IdempotentListener} method once all singletons exist, so that a wrong setting stops
+     * startup rather than failing each record.
+     */
+    @Bean
+    @ConditionalOnBean({IdempotencyEngine.class, TransactionRunner.class})
+    static SmartInitializingSingleton onceonlyIdempotentListenerCheck(ConfigurableListableBeanFactory beans,
+            ObjectProvider<IdempotentListeners> listeners) {
+        return () -> {
+            IdempotentListeners checker = listeners.getObject();
+            for (String name : beans.getBeanDefinitionNames()) {
+                Class<?> type = beans.getType(name, false);
+                if (type == null || !AnnotationUtils.isCandidateClass(type, IdempotentListener.class)) {
+                    continue;
+                }
+                ReflectionUtils.doWithMethods(ClassUtils.getUserClass(type), checker::check,
+                        method -> AnnotatedElementUtils.hasAnnotation(method, IdempotentListener.class));
+            }
+        };
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.onceonly.spring.boot.kafka;
 import static dev.onceonly.spring.boot.StartupFailure.assertStartupFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceonly.kafka.inbox.IdempotentListener;
 import dev.onceonly.kafka.inbox.IdempotentListeners;
 import dev.onceonly.kafka.inbox.ListenerDedupe;
 import dev.onceonly.kafka.inbox.MessageKeyException;
@@ -61,6 +62,16 @@ class OnceOnlyKafkaAutoConfigurationIT {
     }
 
     @Test
+    void listenerWithAWrongSettingStopsStartupNamingItsMethodAndSetting() {
+        runner.withBean(BadRetention.class, BadRetention::new)
+                .run(context -> assertStartupFailure(context).hasMessageContaining("BadRetention.on")
+                        .hasMessageContaining("retention").hasMessageContaining("'fortnight'"));
+        runner.withBean(MissingKeyBean.class, MissingKeyBean::new)
+                .run(context -> assertStartupFailure(context).hasMessageContaining("MissingKeyBean.on")
+                        .hasMessageContaining("orderEventKey"));
+    }
+
+    @Test
     void withoutAnErrorHandlerOfTheApplicationsContainersGetAPreparedOne() {
         runner.run(context -> assertThat(context.getBean(DefaultErrorHandler.class).removeClassification(
                 MessageKeyException.class)).isFalse());
@@ -84,6 +95,20 @@ class OnceOnlyKafkaAutoConfigurationIT {
             });
         } finally {
             connections.destroy();
+        }
+    }
+
+    static class BadRetention {
+        @IdempotentListener(retention = "fortnight")
+        public void on(String payload) {
+            // never called: startup stops first
+        }
+    }
+
+    static class MissingKeyBean {
+        @IdempotentListener(key = "orderEventKey")
+        public void on(String payload) {
+            // never called: startup stops first
         }
     }
 }
