@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -50,8 +51,9 @@ import org.springframework.kafka.core.KafkaOperations;
  *       concurrent rounds take other aggregates). So a row is never sent before its predecessor was published.</li>
  *   <li>Send each row and wait for the acknowledgements, all within {@code sendTimeout}.</li>
  *   <li>Set {@code published_at} of the acknowledged rows and commit. A row that could not be sent (refused, not
- *       acknowledged in time) stays unpublished and holds back its own aggregate only; a failure of the database
- *       rolls the round back. Either way the rows are sent again by a later round, with the same event ids.</li>
+ *       acknowledged in time) stays unpublished and holds back its own aggregate only; this relay tries it again
+ *       after a pause that doubles from 1 s to 5 min, so that such rows cannot crowd out the others. A failure of
+ *       the database rolls the round back. Either way the rows are sent again later, with the same event ids.</li>
  * </ol>
  * {@link #publishPending()} runs rounds until one publishes nothing; {@link OutboxPoller} runs it periodically.
  * The producer's {@code max.block.ms} should not exceed the send timeout, as a send may block that long first. The
@@ -78,6 +80,7 @@ public final class OutboxRelay {
     private final OutboxDialect dialect;
     private final String selectHeadsSql;
     private final String markPublishedPrefix;
+    private final RefusedRows refused = new RefusedRows();
 
     private OutboxRelay(Builder builder, Function<String, String> topicForEventType) {
         this.dataSource = builder.dataSource;
@@ -146,9 +149,21 @@ public final class OutboxRelay {
         connection.setAutoCommit(false);
         boolean committed = false;
         try {
-            List<OutboxRow> heads = selectHeads(connection);
+            Instant now = clock.instant();
+            // Selected beyond the batch by as many as are held back, so that those cannot fill it.
+            List<OutboxRow> heads = selectHeads(connection, batchSize + refused.count()).stream()
+                    .filter(row -> !refused.isHeldBack(row.id(), now)).limit(batchSize).toList();
             OutboxSender.Sent sent = heads.isEmpty() ? new OutboxSender.Sent(List.of(), null) : sender.send(heads);
             List<OutboxRow> acknowledged = sent.acknowledged();
+            // Held back from when the send gave up, which may be the whole send timeout after the round began.
+            Instant sentAt = clock.instant();
+            for (OutboxRow row : heads) {
+                if (acknowledged.contains(row)) {
+                    refused.published(row.id());
+                } else {
+                    refused.refused(row.id(), sentAt);
+                }
+            }
             if (!acknowledged.isEmpty()) {
                 markPublished(connection, acknowledged);
             }
@@ -161,7 +176,7 @@ public final class OutboxRelay {
                 if (acknowledged.isEmpty()) {
                     throw failure;
                 }
-                log.warn("{} of {} rows of outbox {} could not be sent and wait for a later round ({})",
+                log.warn("{} of {} rows of outbox {} could not be sent and are held back for a while ({})",
                         heads.size() - acknowledged.size(), heads.size(), table, failure.getMessage());
             }
             return acknowledged.size();
@@ -173,10 +188,10 @@ public final class OutboxRelay {
         }
     }
 
-    private List<OutboxRow> selectHeads(Connection connection) throws SQLException {
+    private List<OutboxRow> selectHeads(Connection connection, int limit) throws SQLException {
         List<OutboxRow> rows = new ArrayList<>();
         try (PreparedStatement statement = connection.prepareStatement(selectHeadsSql)) {
-            statement.setInt(1, batchSize);
+            statement.setInt(1, limit);
             try (ResultSet result = statement.executeQuery()) {
                 while (result.next()) {
                     rows.add(new OutboxRow(result.getLong(1), result.getString(2), result.getString(3),
