@@ -34,8 +34,13 @@ final class RefusedRows {
     }
 
     void refused(long id, Instant now) {
-        if (rows.size() >= MAX_ROWS && !rows.containsKey(id)) {
-            return;
+        if (rows.size() >= MAX_ROWS) {
+            // Rows long past their pause were most likely published by another relay since.
+            Instant stale = now.minus(LONGEST);
+            rows.values().removeIf(held -> held.until().isBefore(stale));
+            if (rows.size() >= MAX_ROWS && !rows.containsKey(id)) {
+                return;
+            }
         }
         rows.compute(id, (ignored, held) -> {
             Duration pause = held == null ? FIRST : held.pause().multipliedBy(2);
