@@ -129,10 +129,12 @@ public final class IdempotentListeners implements MethodInterceptor {
                             + "connection, and none is configured", "Add Spring Data Redis and onceonly-redis");
                 }
             }
-            if (!listener.key().isBlank()) {
-                extractor(listener.key());
+            if (!listener.key().isBlank() && !(beans.containsBean(listener.key())
+                    && beans.isTypeMatch(listener.key(), MessageKeyExtractor.class))) {
+                throw noExtractor(listener.key(), "");
             }
             KafkaListener kafka = AnnotatedElementUtils.findMergedAnnotation(method, KafkaListener.class);
+            // A literal batch = "true" only: a placeholder, or batch mode set on the container factory, is not seen.
             if (kafka != null && "true".equalsIgnoreCase(kafka.batch())) {
                 throw IdempotencyConfigurationException.of("@IdempotentListener", "does not serve batch "
                         + "listeners", "Call Inbox.receive for each record of the batch");
@@ -280,9 +282,13 @@ public final class IdempotentListeners implements MethodInterceptor {
         try {
             return beans.getBean(name, MessageKeyExtractor.class);
         } catch (BeansException e) {
-            throw IdempotencyConfigurationException.of("@IdempotentListener key", "no MessageKeyExtractor bean "
-                    + "named '" + name + "' (" + e.getClass().getSimpleName() + ")");
+            throw noExtractor(name, " (" + e.getClass().getSimpleName() + ")");
         }
+    }
+
+    private static IdempotencyConfigurationException noExtractor(String name, String why) {
+        return IdempotencyConfigurationException.of("@IdempotentListener key", "no MessageKeyExtractor bean named '"
+                + name + "'" + why);
     }
 
     /** Carries a listener's checked exception out of the transaction callback, which rolls back for it. */

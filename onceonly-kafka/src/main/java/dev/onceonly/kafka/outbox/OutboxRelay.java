@@ -151,16 +151,19 @@ public final class OutboxRelay {
         try {
             Instant now = clock.instant();
             // Selected beyond the batch by as many as are held back, so that those cannot fill it.
-            List<OutboxRow> heads = selectHeads(connection, batchSize + refused.count()).stream()
+            List<OutboxRow> heads = selectHeads(connection, batchSize + refused.heldBack(now)).stream()
                     .filter(row -> !refused.isHeldBack(row.id(), now)).limit(batchSize).toList();
-            OutboxSender.Sent sent = heads.isEmpty() ? new OutboxSender.Sent(List.of(), null) : sender.send(heads);
+            OutboxSender.Sent sent = heads.isEmpty() ? new OutboxSender.Sent(List.of(), null, List.of())
+                    : sender.send(heads);
             List<OutboxRow> acknowledged = sent.acknowledged();
             // Held back from when the send gave up, which may be the whole send timeout after the round began.
             Instant sentAt = clock.instant();
             for (OutboxRow row : heads) {
                 if (acknowledged.contains(row)) {
                     refused.published(row.id());
-                } else {
+                } else if (sent.refusedForGood().contains(row) || !acknowledged.isEmpty()) {
+                    // Refused for what it is, or while the broker took others: the row, not the broker, is the
+                    // trouble. A round where nothing got through (the broker is away) holds nothing back.
                     refused.refused(row.id(), sentAt);
                 }
             }

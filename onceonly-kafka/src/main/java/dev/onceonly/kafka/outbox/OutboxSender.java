@@ -12,6 +12,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.springframework.kafka.KafkaException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.support.SendResult;
@@ -37,8 +38,11 @@ final class OutboxSender {
      *
      * @param acknowledged in the order sent
      * @param failure why the other rows were not, or {@code null} if every row was acknowledged
+     * @param refusedForGood the rows whose failure no retry changes (too large, refused by the producer, no topic
+     *     for their type), as opposed to a timeout or an unreachable broker
      */
-    record Sent(List<OutboxRow> acknowledged, @Nullable OutboxRelayException failure) {
+    record Sent(List<OutboxRow> acknowledged, @Nullable OutboxRelayException failure,
+            List<OutboxRow> refusedForGood) {
     }
 
     /**
@@ -60,12 +64,17 @@ final class OutboxSender {
             }
         }
         List<OutboxRow> acknowledged = new ArrayList<>(rows.size());
+        List<OutboxRow> refusedForGood = new ArrayList<>();
         for (int i = 0; i < rows.size(); i++) {
             try {
                 acks.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 acknowledged.add(rows.get(i));
             } catch (ExecutionException e) {
-                failure = failure != null ? failure : sendFailed(Objects.requireNonNullElse(e.getCause(), e));
+                Throwable cause = Objects.requireNonNullElse(e.getCause(), e);
+                if (!isRetriable(cause)) {
+                    refusedForGood.add(rows.get(i));
+                }
+                failure = failure != null ? failure : sendFailed(cause);
             } catch (TimeoutException e) {
                 failure = failure != null ? failure : new OutboxRelayException("Publishing outbox " + table
                         + " failed: no acknowledgement within " + sendTimeout, e);
@@ -74,7 +83,17 @@ final class OutboxSender {
                 throw new OutboxRelayException("Publishing outbox " + table + " was interrupted", e);
             }
         }
-        return new Sent(acknowledged, failure);
+        return new Sent(acknowledged, failure, refusedForGood);
+    }
+
+    /** Kafka's own classification: a timeout or an unavailable broker may pass, a record too large never does. */
+    private static boolean isRetriable(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RetriableException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private ProducerRecord<String, String> record(OutboxRow row) {

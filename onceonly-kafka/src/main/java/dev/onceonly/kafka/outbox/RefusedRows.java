@@ -6,9 +6,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Rows the broker refused (too large, no such topic), held back from this relay's rounds for a while, so that a
- * few of them cannot fill every round and crowd out the rows behind them: from one second, doubling to five
- * minutes, per row. In memory, per relay, and bounded: a relay that restarts, or another instance, tries them
+ * Rows the broker refused (too large, no topic for them, or refused while it took the round's others), held back
+ * from this relay's rounds for a while, so that a few of them cannot fill every round and crowd out the rows behind
+ * them: from one second, doubling to five minutes, per row. Rows of a round where nothing got through (the broker
+ * is away) are not held back: they go as soon as it is back. In memory, per relay, and bounded: a relay that restarts, or another instance, tries them
  * again at once. Thread-safe.
  */
 final class RefusedRows {
@@ -23,9 +24,14 @@ final class RefusedRows {
 
     private final Map<Long, HeldBack> rows = new ConcurrentHashMap<>();
 
-    /** How many rows are held back now or were lately: as many more a round selects, to fill its batch. */
-    int count() {
-        return rows.size();
+    /**
+     * How many rows are held back at {@code now}: as many more a round selects, to fill its batch. Forgets rows long
+     * past their pause (published by another relay since, most likely).
+     */
+    int heldBack(Instant now) {
+        Instant stale = now.minus(LONGEST);
+        rows.values().removeIf(held -> held.until().isBefore(stale));
+        return (int) rows.values().stream().filter(held -> now.isBefore(held.until())).count();
     }
 
     boolean isHeldBack(long id, Instant now) {
@@ -34,13 +40,8 @@ final class RefusedRows {
     }
 
     void refused(long id, Instant now) {
-        if (rows.size() >= MAX_ROWS) {
-            // Rows long past their pause were most likely published by another relay since.
-            Instant stale = now.minus(LONGEST);
-            rows.values().removeIf(held -> held.until().isBefore(stale));
-            if (rows.size() >= MAX_ROWS && !rows.containsKey(id)) {
-                return;
-            }
+        if (rows.size() >= MAX_ROWS && !rows.containsKey(id)) {
+            return;
         }
         rows.compute(id, (ignored, held) -> {
             Duration pause = held == null ? FIRST : held.pause().multipliedBy(2);

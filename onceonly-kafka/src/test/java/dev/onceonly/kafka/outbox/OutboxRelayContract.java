@@ -276,23 +276,48 @@ abstract class OutboxRelayContract {
 
     @Test
     void refusedRowsAreHeldBackSoThatTheyCannotCrowdOutTheRowsBehindThem() throws SQLException {
-        insert(6, "order.lost", "lost-6", "{}");
+        insert(6, "order.unroutable", "lost-6", "{}");
         insert(5, "order.placed", "ok-5", "{}");
         OutboxRelay relay = relay(database(), template()).batchSize(1)
-                .topicForEventType(type -> type.equals("order.lost") ? "relay-no-such-topic-" + UUID.randomUUID()
-                        : topic)
+                .topicForEventType(type -> {
+                    if (type.equals("order.unroutable")) {
+                        throw new IllegalArgumentException("no topic for " + type); // no retry changes that
+                    }
+                    return topic;
+                })
                 .sendTimeout(Duration.ofSeconds(5))
                 // A clock that stands still: a refused row stays held back however slow the machine is.
                 .clock(Clock.fixed(Instant.now(), ZoneOffset.UTC))
                 .build();
 
-        // The oldest head fills the one-row batch and is refused.
+        // The oldest head fills the one-row batch and is refused for good.
         assertThatThrownBy(relay::publishPending).isInstanceOf(OutboxRelayException.class);
         // Held back now, it leaves the batch to the row behind it.
         assertThat(relay.publishPending()).isEqualTo(1);
 
         assertThat(isUnpublished("ok-5")).isFalse();
         assertThat(isUnpublished("lost-6")).isTrue();
+    }
+
+    @Test
+    void aRoundWhereNothingGotThroughHoldsNothingBackForWhenTheBrokerIsThere() throws SQLException {
+        insert(8, "order.placed", "wait-8", "{}");
+        AtomicInteger sends = new AtomicInteger();
+        String missing = "relay-no-such-topic-" + UUID.randomUUID();
+        OutboxRelay relay = relay(database(), template()).batchSize(1)
+                .topicForEventType(type -> {
+                    sends.incrementAndGet();
+                    return missing; // times out as an unreachable broker does
+                })
+                .sendTimeout(Duration.ofSeconds(5))
+                .clock(Clock.fixed(Instant.now(), ZoneOffset.UTC))
+                .build();
+
+        assertThatThrownBy(relay::publishPending).isInstanceOf(OutboxRelayException.class);
+        assertThatThrownBy(relay::publishPending).isInstanceOf(OutboxRelayException.class);
+
+        assertThat(sends).hasValue(2);
+        assertThat(isUnpublished("wait-8")).isTrue();
     }
 
     private HikariDataSource database() {

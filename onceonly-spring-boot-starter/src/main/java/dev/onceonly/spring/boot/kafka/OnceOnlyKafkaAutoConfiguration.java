@@ -21,6 +21,8 @@ import java.util.Locale;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.springframework.aop.Advisor;
+import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
+import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -37,6 +39,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -45,7 +48,6 @@ import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.util.ClassUtils;
-import org.springframework.util.ReflectionUtils;
 import org.springframework.util.backoff.FixedBackOff;
 
 /**
@@ -115,12 +117,24 @@ public class OnceOnlyKafkaAutoConfiguration {
         return () -> {
             IdempotentListeners checker = listeners.getObject();
             for (String name : beans.getBeanDefinitionNames()) {
-                Class<?> type = beans.getType(name, false);
+                if (ScopedProxyUtils.isScopedTarget(name)) {
+                    continue; // checked through its proxy's definition
+                }
+                Class<?> type;
+                try {
+                    // The class behind a proxy (also a JDK one), without creating anything.
+                    type = AutoProxyUtils.determineTargetClass(beans, name);
+                } catch (RuntimeException | LinkageError unresolvable) {
+                    continue; // a definition whose class cannot be loaded is not ours to judge
+                }
                 if (type == null || !AnnotationUtils.isCandidateClass(type, IdempotentListener.class)) {
                     continue;
                 }
-                ReflectionUtils.doWithMethods(ClassUtils.getUserClass(type), checker::check,
-                        method -> AnnotatedElementUtils.hasAnnotation(method, IdempotentListener.class));
+                // The most specific declaration of each method, as the advice sees it at run time.
+                MethodIntrospector.selectMethods(ClassUtils.getUserClass(type),
+                        (MethodIntrospector.MetadataLookup<IdempotentListener>) method ->
+                                AnnotatedElementUtils.findMergedAnnotation(method, IdempotentListener.class))
+                        .keySet().forEach(checker::check);
             }
         };
     }
