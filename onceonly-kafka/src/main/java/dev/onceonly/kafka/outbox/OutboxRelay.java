@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -81,6 +83,9 @@ public final class OutboxRelay {
     private final String selectHeadsSql;
     private final String markPublishedPrefix;
     private final RefusedRows refused = new RefusedRows();
+    private final String oldestUnpublishedSql;
+    private final AtomicLong publishedRows = new AtomicLong();
+    private final AtomicLong refusedSends = new AtomicLong();
 
     private OutboxRelay(Builder builder, Function<String, String> topicForEventType) {
         this.dataSource = builder.dataSource;
@@ -91,6 +96,7 @@ public final class OutboxRelay {
         this.dialect = OutboxDialect.of(dataSource, table);
         this.selectHeadsSql = dialect.selectHeads(table);
         this.markPublishedPrefix = "UPDATE " + table + " SET published_at = ? WHERE published_at IS NULL AND id IN (";
+        this.oldestUnpublishedSql = "SELECT min(created_at) FROM " + table + " WHERE published_at IS NULL";
     }
 
     /**
@@ -106,6 +112,34 @@ public final class OutboxRelay {
     /** The outbox table this relay publishes. */
     public String table() {
         return table;
+    }
+
+    /** Rows this relay has published since it was built, for metrics. */
+    public long publishedRows() {
+        return publishedRows.get();
+    }
+
+    /** Sends of this relay the broker refused or did not acknowledge in time, for metrics. */
+    public long refusedSends() {
+        return refusedSends.get();
+    }
+
+    /**
+     * The {@code created_at} of the oldest unpublished row, by any relay: how far behind publishing is, for an alert.
+     *
+     * @return empty when every row is published
+     * @throws OutboxRelayException if the database cannot be reached
+     */
+    public Optional<Instant> oldestUnpublished() {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement statement = connection.prepareStatement(oldestUnpublishedSql);
+             ResultSet result = statement.executeQuery()) {
+            Timestamp oldest = result.next() ? result.getTimestamp(1) : null;
+            return Optional.ofNullable(oldest).map(Timestamp::toInstant);
+        } catch (SQLException e) {
+            throw new OutboxRelayException("Reading the backlog of outbox " + table + " failed: "
+                    + SqlFailure.describe(e), SqlFailure.of(e).toException());
+        }
     }
 
     /**
@@ -172,6 +206,8 @@ public final class OutboxRelay {
             }
             connection.commit();
             committed = true;
+            publishedRows.addAndGet(acknowledged.size());
+            refusedSends.addAndGet(heads.size() - acknowledged.size());
             log.debug("Published {} rows of outbox {}", acknowledged.size(), table);
             OutboxRelayException failure = sent.failure();
             if (failure != null) {

@@ -102,10 +102,14 @@ abstract class OutboxRelayContract {
         insert(7, "order.placed", "e-1", "{\"order\": 7}");
         insert(8, "order.placed", "e-2", "{\"order\": 8}");
         OutboxRelay relay = relay(database(), template()).build();
+        assertThat(relay.oldestUnpublished()).isPresent();
 
         int published = relay.publishPending();
 
         assertThat(published).isEqualTo(2);
+        assertThat(relay.publishedRows()).isEqualTo(2);
+        assertThat(relay.refusedSends()).isZero();
+        assertThat(relay.oldestUnpublished()).isEmpty();
         List<ConsumerRecord<String, String>> records = TopicReader.readAtLeast(topic, 2);
         assertThat(records).extracting(ConsumerRecord::key, r -> header(r, OutboxRelay.EVENT_ID_HEADER),
                         r -> header(r, OutboxRelay.EVENT_TYPE_HEADER))
@@ -266,6 +270,7 @@ abstract class OutboxRelayContract {
 
         // The first round publishes ok-5; the next finds only the refused head left, held back for a while.
         assertThat(relay.publishPending()).isEqualTo(1);
+        assertThat(relay.refusedSends()).isEqualTo(1);
 
         assertThat(isUnpublished("ok-5")).isFalse();
         assertThat(isUnpublished("lost-6")).isTrue();

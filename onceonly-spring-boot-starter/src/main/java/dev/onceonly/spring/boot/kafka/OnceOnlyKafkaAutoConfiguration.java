@@ -16,6 +16,7 @@ import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.jdbc.OnceOnlyJdbcAutoConfiguration;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Clock;
 import java.util.Locale;
 import java.util.Objects;
@@ -193,6 +194,17 @@ public class OnceOnlyKafkaAutoConfiguration {
         @Bean
         OutboxPoller onceonlyOutboxPoller(OutboxRelay relay, OnceOnlyKafkaProperties properties) {
             return new OutboxPoller(relay, properties.outbox().pollInterval(), properties.outbox().maxBackoff());
+        }
+
+        /** The relay's meters, bound to the application's registries by Boot. */
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(MeterRegistry.class)
+        static class OutboxMetricsConfiguration {
+
+            @Bean
+            MeterBinder onceonlyOutboxMetrics(OutboxRelay relay, ObjectProvider<Clock> clock) {
+                return new OutboxMetrics(relay, clock.getIfAvailable(Clock::systemUTC));
+            }
         }
     }
 

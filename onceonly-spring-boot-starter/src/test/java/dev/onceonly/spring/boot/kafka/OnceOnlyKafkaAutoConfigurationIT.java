@@ -7,12 +7,17 @@ import dev.onceonly.kafka.inbox.IdempotentListener;
 import dev.onceonly.kafka.inbox.IdempotentListeners;
 import dev.onceonly.kafka.inbox.ListenerDedupe;
 import dev.onceonly.kafka.inbox.MessageKeyException;
+import dev.onceonly.kafka.outbox.OutboxPoller;
 import dev.onceonly.kafka.outbox.OutboxRelay;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.jdbc.OnceOnlyJdbcAutoConfiguration;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.Advisor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -22,7 +27,11 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.RecordInterceptor;
 import org.springframework.util.backoff.FixedBackOff;
@@ -52,6 +61,32 @@ class OnceOnlyKafkaAutoConfigurationIT {
                     // Marked not retryable (removing a classification answers what it was).
                     assertThat(context.getBean(DefaultErrorHandler.class).removeClassification(
                             MessageKeyException.class)).isFalse();
+                });
+    }
+
+    @Test
+    void outboxTableBringsTheRelayAndItsMetrics() {
+        JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource(URL));
+        jdbc.execute("CREATE TABLE IF NOT EXISTS onceonly_it_outbox (id bigserial PRIMARY KEY, aggregate_id bigint "
+                + "NOT NULL, event_type varchar(64) NOT NULL, event_id varchar(64) NOT NULL, payload jsonb NOT NULL, "
+                + "created_at timestamptz NOT NULL, published_at timestamptz)");
+        jdbc.update("DELETE FROM onceonly_it_outbox");
+        jdbc.update("INSERT INTO onceonly_it_outbox (aggregate_id, event_type, event_id, payload, created_at) "
+                + "VALUES (1, 'order.paid', 'e-1', '{}', now() - interval '1 hour')");
+        runner.withPropertyValues("onceonly.kafka.outbox.table=onceonly_it_outbox",
+                        "onceonly.kafka.outbox.topic=order-events")
+                // No broker is contacted: nothing is sent while the relay's poller is stopped.
+                .withBean(ProducerFactory.class, () -> new DefaultKafkaProducerFactory<>(Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1")))
+                .run(context -> {
+                    context.getBean(OutboxPoller.class).stop();
+                    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+                    context.getBean(MeterBinder.class).bindTo(registry);
+
+                    assertThat(registry.get("onceonly.outbox.oldest.age").tag("table", "onceonly_it_outbox").gauge()
+                            .value()).isGreaterThanOrEqualTo(3_600);
+                    assertThat(registry.get("onceonly.outbox.records").tag("outcome", "published").functionCounter()
+                            .count()).isZero();
                 });
     }
 
