@@ -37,7 +37,7 @@ public @interface IdempotentListener {
 
     /**
      * How long handled keys are kept, as an ISO-8601 duration ({@code P14D}); default
-     * {@code onceonly.inbox.retention}. Longer than the broker may redeliver: its log retention, and the consumer
+     * {@code onceonly.kafka.inbox-retention}. Longer than the broker may redeliver: its log retention, and the consumer
      * group's offset retention.
      */
     String retention() default "";

@@ -43,6 +43,22 @@ public record OnceOnlyKafkaProperties(@DefaultValue("P8D") Duration inboxRetenti
                 throw IdempotencyConfigurationException.of("onceonly.kafka.outbox.topic", "is required when "
                         + "onceonly.kafka.outbox.table is set");
             }
+            requirePositive("onceonly.kafka.outbox.poll-interval", pollInterval);
+            requirePositive("onceonly.kafka.outbox.send-timeout", sendTimeout);
+            if (maxBackoff.compareTo(pollInterval) < 0) {
+                throw IdempotencyConfigurationException.of("onceonly.kafka.outbox.max-backoff", "must be at least "
+                        + "the poll interval (" + pollInterval + "), but is " + maxBackoff);
+            }
+            if (batchSize < 1) {
+                throw IdempotencyConfigurationException.of("onceonly.kafka.outbox.batch-size", "must be at least 1, "
+                        + "but is " + batchSize);
+            }
+        }
+
+        private static void requirePositive(String name, Duration value) {
+            if (value.isNegative() || value.isZero()) {
+                throw IdempotencyConfigurationException.of(name, "must be positive, but is " + value);
+            }
         }
     }
 

@@ -107,6 +107,14 @@ class OnceOnlyKafkaAutoConfigurationIT {
     }
 
     @Test
+    void outboxSettingsOutOfRangeStopStartupNamingTheProperty() {
+        runner.withPropertyValues("onceonly.kafka.outbox.batch-size=0")
+                .run(context -> assertStartupFailure(context).hasMessageContaining("onceonly.kafka.outbox.batch-size"));
+        runner.withPropertyValues("onceonly.kafka.outbox.poll-interval=10s", "onceonly.kafka.outbox.max-backoff=1s")
+                .run(context -> assertStartupFailure(context).hasMessageContaining("onceonly.kafka.outbox.max-backoff"));
+    }
+
+    @Test
     void withoutAnErrorHandlerOfTheApplicationsContainersGetAPreparedOne() {
         runner.run(context -> assertThat(context.getBean(DefaultErrorHandler.class).removeClassification(
                 MessageKeyException.class)).isFalse());
