@@ -188,6 +188,20 @@ public abstract class IdempotencyStoreContract {
         }
 
         @Test
+        void outcomeWithoutAnHttpStatusIsStoredAndReplayedWithoutOne() {
+            IdempotencyScope scope = newScope();
+            LeaseToken token = claim(scope, fingerprint("a"));
+            StoredResponse handled = StoredResponse.result(body("noted"));
+
+            assertThat(store.complete(scope, token, succeeded(handled), now())).isTrue();
+
+            StoredResponse stored = store.find(scope).orElseThrow().response();
+            assertThat(stored).isEqualTo(handled);
+            assertThat(stored.hasStatus()).isFalse();
+            assertThat(stored.bodyAsString()).isEqualTo("noted");
+        }
+
+        @Test
         void storedResponseKeepsEveryByteHeaderOrderAndEmptyBodies() {
             byte[] allBytes = new byte[256];
             for (int i = 0; i < allBytes.length; i++) {
