@@ -3,6 +3,7 @@ package dev.onceonly;
 import dev.onceonly.internal.ReplayCache;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.OutcomeCache;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -94,7 +95,7 @@ public final class IdempotencyEngine {
         this.replays = settings.replayCacheTimeToLive.isZero() ? null
                 : settings.sharedReplays != null ? settings.sharedReplays
                 : new ReplayCache(settings.clock, settings.replayCacheTimeToLive, settings.replayCacheMaxBytes);
-        this.records = new Records(settings.leaseDuration, settings.retention, replays);
+        this.records = new Records(settings.leaseDuration, settings.retention, replays, settings.outcomeCache);
         TransactionRunner runner = settings.transactions;
         LeasedAttempts leased = new LeasedAttempts(store, settings.clock, records, settings.outcomePolicy,
                 settings.retryPolicy, settings.heartbeats != null ? settings.heartbeats : DefaultHeartbeats.SCHEDULER,
@@ -272,10 +273,49 @@ public final class IdempotencyEngine {
             }
         }
         try {
-            return attemptUntilDone(stored, fingerprint, codec, work, deadline);
+            OutcomeCache shared = settings.outcomeCache;
+            return shared == null ? attemptUntilDone(stored, fingerprint, codec, work, deadline)
+                    : attemptPastSharedCache(shared, stored, fingerprint, codec, work, deadline);
         } finally {
             inFlight.remove(stored, running);
             running.countDown();
+        }
+    }
+
+    /**
+     * Asks the shared cache first: a finished outcome is replayed and an attempt running on another instance waited
+     * for, both without the store; otherwise the attempt goes to the store, marked as running while it does.
+     */
+    private <T, X extends Exception> IdempotentResult<T> attemptPastSharedCache(OutcomeCache shared,
+            IdempotencyScope scope, Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
+            long deadline) throws X {
+        while (true) {
+            switch (shared.enter(scope, fingerprint)) {
+                case OutcomeCache.Finished finished -> {
+                    return records.sharedReplay(scope, fingerprint, finished.outcome(), codec);
+                }
+                case OutcomeCache.Running running -> {
+                    if (!fingerprint.matches(running.fingerprint())) {
+                        throw IdempotencyKeyReusedException.of(scope);
+                    }
+                    if (!pauseBeforePolling(deadline)) {
+                        log.debug("Request in progress on another instance: operation={} key={}", scope.operation(),
+                                scope.key());
+                        throw RequestInProgressException.of(scope, settings.retryAfter);
+                    }
+                }
+                case OutcomeCache.Entered entered -> {
+                    try {
+                        return attemptUntilDone(scope, fingerprint, codec, work, deadline);
+                    } finally {
+                        // Also when the attempt rolled back: its duplicates must not wait for the marker to expire.
+                        shared.leave(scope, entered.marker());
+                    }
+                }
+                case OutcomeCache.Unknown ignored -> {
+                    return attemptUntilDone(scope, fingerprint, codec, work, deadline);
+                }
+            }
         }
     }
 

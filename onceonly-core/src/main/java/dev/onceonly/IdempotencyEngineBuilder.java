@@ -3,6 +3,7 @@ package dev.onceonly;
 import dev.onceonly.internal.JsonStrings;
 import dev.onceonly.internal.ReplayCache;
 import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.OutcomeCache;
 import java.time.Clock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -42,6 +43,7 @@ public final class IdempotencyEngineBuilder implements Cloneable {
     Duration replayCacheTimeToLive = Duration.parse(IdempotencyDefaults.REPLAY_CACHE_TIME_TO_LIVE);
     long replayCacheMaxBytes = IdempotencyDefaults.REPLAY_CACHE_MAX_BYTES;
     @Nullable ReplayCache sharedReplays;
+    @Nullable OutcomeCache outcomeCache;
     @Nullable ConcurrentMap<IdempotencyScope, CountDownLatch> sharedInFlight;
     KeyStorage keyStorage = KeyStorage.raw();
     RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
@@ -140,6 +142,18 @@ public final class IdempotencyEngineBuilder implements Cloneable {
         this.replayCacheTimeToLive = timeToLive;
         this.replayCacheMaxBytes = maxBytes;
         this.sharedReplays = null;
+        return this;
+    }
+
+    /**
+     * A cache the service's instances share in front of the store (the Redis one of {@code onceonly-redis}):
+     * asked before the store, so that hot replays touch no database on any instance and duplicates of an attempt
+     * running on another instance are told so without a database connection; fed with outcomes once they are
+     * durable. The store still decides every race the cache missed, and a cache that fails is passed by. Default
+     * none.
+     */
+    public IdempotencyEngineBuilder outcomeCache(OutcomeCache outcomeCache) {
+        this.outcomeCache = Objects.requireNonNull(outcomeCache, "outcomeCache");
         return this;
     }
 

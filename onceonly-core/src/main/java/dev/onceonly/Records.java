@@ -3,9 +3,11 @@ package dev.onceonly;
 import dev.onceonly.OutcomePolicy.Decision;
 import dev.onceonly.crypto.EncryptingIdempotencyStore;
 import dev.onceonly.internal.ReplayCache;
+import dev.onceonly.spi.CachedOutcome;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.Completion;
 import dev.onceonly.spi.IdempotencyRecord;
+import dev.onceonly.spi.OutcomeCache;
 import dev.onceonly.spi.RecordState;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,10 +16,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What both modes do with records: the claim an attempt asks for, the completion it stores, and the replay of a
- * finished record, from the store or from this process's memory. Immutable and thread-safe.
+ * What every mode does with records: the claim an attempt asks for, the completion it stores, and the replay of a
+ * finished record, from the store, this process's memory or the shared cache. Immutable and thread-safe.
+ *
+ * @param replays this process's memory of finished outcomes, if any
+ * @param shared the cache the service's instances share, if any
  */
-record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCache replays) {
+record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCache replays,
+        @Nullable OutcomeCache shared) {
 
     /** The engine's category, which users configure. */
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
@@ -54,25 +60,44 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
     /** The outcome this process remembers for {@code scope}, if any. */
     <T> @Nullable IdempotentResult<T> cachedReplay(IdempotencyScope scope, Fingerprint fingerprint,
             OutcomeCodec<T> codec) {
-        ReplayCache.Entry entry = replays == null ? null : replays.get(scope);
-        if (entry == null) {
-            return null;
+        CachedOutcome outcome = replays == null ? null : replays.get(scope);
+        return outcome == null ? null : replayCached(scope, fingerprint, outcome, codec, "memory");
+    }
+
+    /** The outcome the shared cache found, which this process then remembers too. */
+    <T> IdempotentResult<T> sharedReplay(IdempotencyScope scope, Fingerprint fingerprint, CachedOutcome outcome,
+            OutcomeCodec<T> codec) {
+        IdempotentResult<T> replay = replayCached(scope, fingerprint, outcome, codec, "the shared cache");
+        if (replays != null) {
+            replays.remember(scope, outcome);
         }
-        if (!fingerprint.matches(entry.fingerprint())) {
+        return replay;
+    }
+
+    private static <T> IdempotentResult<T> replayCached(IdempotencyScope scope, Fingerprint fingerprint,
+            CachedOutcome outcome, OutcomeCodec<T> codec, String from) {
+        if (!fingerprint.matches(outcome.fingerprint())) {
             throw IdempotencyKeyReusedException.of(scope);
         }
-        log.debug("Replayed from memory: operation={} key={}", scope.operation(), scope.key());
-        return new IdempotentResult<>(codec.decode(entry.response()), true);
+        log.debug("Replayed from {}: operation={} key={}", from, scope.operation(), scope.key());
+        return new IdempotentResult<>(codec.decode(outcome.response()), true);
     }
 
     /**
-     * Remembers a finished outcome once it is durable (committed), with the fingerprint its record holds: the bare
-     * digest, not the request's, so that {@link Fingerprint#matches} compares a request with the same recorded
-     * value whether the record came from the store or from memory.
+     * Remembers a finished outcome once it is durable (committed), here and in the shared cache, with the
+     * fingerprint its record holds: the bare digest, not the request's, so that {@link Fingerprint#matches}
+     * compares a request with the same recorded value whether the record came from the store or from a cache.
      */
     void remember(IdempotencyScope scope, Fingerprint fingerprint, StoredResponse response, Instant expiresAt) {
+        if (replays == null && shared == null) {
+            return;
+        }
+        CachedOutcome outcome = new CachedOutcome(Fingerprint.ofDigest(fingerprint.digest()), response, expiresAt);
         if (replays != null) {
-            replays.put(scope, Fingerprint.ofDigest(fingerprint.digest()), response, expiresAt);
+            replays.remember(scope, outcome);
+        }
+        if (shared != null) {
+            shared.remember(scope, outcome);
         }
     }
 

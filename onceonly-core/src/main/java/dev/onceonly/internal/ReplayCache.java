@@ -3,6 +3,8 @@ package dev.onceonly.internal;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.StoredResponse;
+import dev.onceonly.spi.CachedOutcome;
+import dev.onceonly.spi.OutcomeCache;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -34,14 +36,10 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  * Bytes are counted as the body plus a fixed allowance per entry. Thread-safe.
  */
-public final class ReplayCache {
-
-    /** A finished outcome and the request it answers. */
-    public record Entry(Fingerprint fingerprint, StoredResponse response, Instant expiresAt) {
-    }
+public final class ReplayCache implements OutcomeCache {
 
     /** An entry as held, with the sequence number of its put (which alone tells slots apart) and its size. */
-    private record Slot(long sequence, Entry entry, long size) {
+    private record Slot(long sequence, CachedOutcome entry, long size) {
     }
 
     /**
@@ -69,7 +67,7 @@ public final class ReplayCache {
     }
 
     /** The live entry of {@code scope}, if any. */
-    public @Nullable Entry get(IdempotencyScope scope) {
+    public @Nullable CachedOutcome get(IdempotencyScope scope) {
         Slot slot = slots.get(scope);
         if (slot == null) {
             return null;
@@ -94,7 +92,7 @@ public final class ReplayCache {
         try {
             Instant now = clock.instant();
             Instant until = now.plus(timeToLive);
-            Entry entry = new Entry(fingerprint, response, until.isBefore(recordExpiresAt) ? until : recordExpiresAt);
+            CachedOutcome entry = new CachedOutcome(fingerprint, response, until.isBefore(recordExpiresAt) ? until : recordExpiresAt);
             sweep(now);
             if (!now.isBefore(entry.expiresAt())) {
                 return;
@@ -121,6 +119,23 @@ public final class ReplayCache {
         } finally {
             putLock.unlock();
         }
+    }
+
+    /** Finished outcomes only: attempts running in this process are the engine's to know. */
+    @Override
+    public Entry enter(IdempotencyScope scope, Fingerprint fingerprint) {
+        CachedOutcome outcome = get(scope);
+        return outcome == null ? Unknown.INSTANCE : new Finished(outcome);
+    }
+
+    @Override
+    public void remember(IdempotencyScope scope, CachedOutcome outcome) {
+        put(scope, outcome.fingerprint(), outcome.response(), outcome.expiresAt());
+    }
+
+    @Override
+    public void leave(IdempotencyScope scope, Marker marker) {
+        // Keeps no markers.
     }
 
     /** Bytes held now, never more than the budget. */

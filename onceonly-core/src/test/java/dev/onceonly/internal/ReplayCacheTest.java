@@ -7,6 +7,7 @@ import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.StoredResponse;
+import dev.onceonly.spi.CachedOutcome;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -83,7 +84,7 @@ class ReplayCacheTest {
             assertThat(largestSeen.get(30, TimeUnit.SECONDS)).isLessThanOrEqualTo(budget);
             long held = 0;
             for (int n = 0; n < scopes; n++) {
-                ReplayCache.Entry entry = cache.get(scope(n));
+                CachedOutcome entry = cache.get(scope(n));
                 held += entry == null ? 0 : entry.response().bodyLength() + ENTRY_ALLOWANCE;
             }
             assertThat(cache.bytes()).isEqualTo(held).isLessThanOrEqualTo(budget).isPositive();

@@ -1,0 +1,66 @@
+package dev.onceonly.spi;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyScope;
+
+/**
+ * What the engine asks before its store, holding no database connection: the finished outcome of a scope, so that a
+ * hot replay reaches no database, and whether an attempt at it runs somewhere, so that a duplicate is told so at
+ * once. The engine has one in this process (bounded in bytes, a few seconds) and may have one shared by all
+ * instances of a service (Redis).
+ *
+ * <p>A cache is an accelerator, never the judge: the store alone decides every race a cache missed. So:
+ * <ul>
+ *   <li>No method throws. A cache that cannot answer (unreachable, slow, its breaker open) answers
+ *       {@link Unknown}, remembers nothing, and the engine goes to the store as if it had none.</li>
+ *   <li>{@link #remember} is called only once an outcome is durable (after the commit that stored it), and keeps
+ *       it no longer than its record's {@link CachedOutcome#expiresAt}: a finished record never changes before it
+ *       expires, which is all that makes a cached outcome true.</li>
+ *   <li>A marker only speeds duplicates up. Its holder may die; the marker then runs out by its own time to live,
+ *       and meanwhile duplicates are told to retry (never run), which is what they would hear from the store.</li>
+ * </ul>
+ * Implementations are thread-safe.
+ */
+public interface OutcomeCache {
+
+    /**
+     * The finished outcome of {@code scope} if known; otherwise, in a cache that keeps markers, marks an attempt at
+     * it as running with {@code fingerprint} ({@link Entered}), unless another attempt's marker is there
+     * ({@link Running}). One round trip at most.
+     */
+    Entry enter(IdempotencyScope scope, Fingerprint fingerprint);
+
+    /** Keeps a durable outcome, and drops any marker of the scope: nothing runs once it has an outcome. */
+    void remember(IdempotencyScope scope, CachedOutcome outcome);
+
+    /** Drops the marker {@link #enter} set, unless another attempt's marker replaced it since. */
+    void leave(IdempotencyScope scope, Marker marker);
+
+    /** What {@link #enter} found. */
+    sealed interface Entry permits Finished, Running, Entered, Unknown {
+    }
+
+    /** The scope has this outcome: replay it (or refuse a request whose fingerprint differs). */
+    record Finished(CachedOutcome outcome) implements Entry {
+    }
+
+    /**
+     * An attempt at the scope runs somewhere, for a request with {@code fingerprint}: wait, or answer as in
+     * progress; never run.
+     */
+    record Running(Fingerprint fingerprint) implements Entry {
+    }
+
+    /** Nothing is known, and this caller's attempt now holds {@code marker}: ask the store, then leave it. */
+    record Entered(Marker marker) implements Entry {
+    }
+
+    /** Nothing is known, or the cache could not answer: ask the store. */
+    enum Unknown implements Entry {
+        INSTANCE
+    }
+
+    /** A running attempt's marker, told apart from any other attempt's by its token. */
+    record Marker(String token) {
+    }
+}

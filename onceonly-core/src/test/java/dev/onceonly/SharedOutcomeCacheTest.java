@@ -1,0 +1,215 @@
+package dev.onceonly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceonly.memory.InMemoryIdempotencyStore;
+import dev.onceonly.spi.CachedOutcome;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
+import dev.onceonly.spi.ForwardingIdempotencyStore;
+import dev.onceonly.spi.IdempotencyRecord;
+import dev.onceonly.spi.OutcomeCache;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * How the engine uses a shared {@link OutcomeCache}, with a cache kept in a map standing in for another instance's
+ * view of Redis: what it answers spares the store, what it cannot answer goes to the store, and markers are
+ * left whatever the attempt's end. Redis itself is tested in {@code onceonly-redis}.
+ */
+@Timeout(30)
+class SharedOutcomeCacheTest {
+
+    private final InMemoryIdempotencyStore memory = new InMemoryIdempotencyStore();
+    private final AtomicInteger storeCalls = new AtomicInteger();
+    private final CountingStore store = new CountingStore();
+    private final MapCache shared = new MapCache();
+    private final IdempotencyScope scope = new IdempotencyScope("alice", "create-order",
+            IdempotencyKey.of(UUID.randomUUID().toString()));
+    private final AtomicInteger executions = new AtomicInteger();
+
+    /** An instance of the service: its own memory and in-flight attempts, the shared store and cache. */
+    private IdempotencyEngine instance() {
+        return IdempotencyEngine.builder(store).outcomeCache(shared).waitTimeout(Duration.ofMillis(200)).build();
+    }
+
+    @Test
+    void anOutcomeStoredOnOneInstanceIsReplayedOnAnotherWithoutTheStore() {
+        instance().execute(scope, request("a"), TEXT, attempt -> order("created"));
+        storeCalls.set(0);
+
+        IdempotentResult<String> replay = instance().execute(scope, request("a"), TEXT, attempt -> order("again"));
+
+        assertThat(replay).isEqualTo(new IdempotentResult<>("created", true));
+        assertThat(executions).hasValue(1);
+        assertThat(storeCalls).hasValue(0);
+        assertThat(shared.markers).isEmpty();
+    }
+
+    @Test
+    void aReusedKeyIsRefusedFromTheSharedCacheWithoutTheStore() {
+        instance().execute(scope, request("a"), TEXT, attempt -> order("created"));
+        storeCalls.set(0);
+
+        assertThatThrownBy(() -> instance().execute(scope, request("b"), TEXT, attempt -> order("other")))
+                .isInstanceOf(IdempotencyKeyReusedException.class);
+        assertThat(storeCalls).hasValue(0);
+    }
+
+    @Test
+    void aDuplicateOfAnAttemptRunningOnAnotherInstanceWaitsThenIsToldInProgressWithoutTheStore() {
+        shared.markers.put(scope, new Held("elsewhere", request("a")));
+
+        assertThatThrownBy(() -> instance().execute(scope, request("a"), TEXT, attempt -> order("dup")))
+                .isInstanceOf(RequestInProgressException.class);
+        assertThatThrownBy(() -> instance().execute(scope, request("b"), TEXT, attempt -> order("other")))
+                .isInstanceOf(IdempotencyKeyReusedException.class);
+        assertThat(executions).hasValue(0);
+        assertThat(storeCalls).hasValue(0);
+    }
+
+    @Test
+    void aDuplicateThatWaitedForAnotherInstanceReplaysItsOutcome() {
+        shared.markers.put(scope, new Held("elsewhere", request("a")));
+        shared.afterEnters(3, () -> {
+            shared.markers.clear();
+            shared.remember(scope, new CachedOutcome(Fingerprint.ofDigest(request("a").digest()),
+                    TEXT.encode("from elsewhere"), Instant.now().plusSeconds(60)));
+        });
+
+        IdempotentResult<String> result = instance().execute(scope, request("a"), TEXT, attempt -> order("dup"));
+
+        assertThat(result).isEqualTo(new IdempotentResult<>("from elsewhere", true));
+        assertThat(executions).hasValue(0);
+        assertThat(storeCalls).hasValue(0);
+    }
+
+    @Test
+    void theMarkerIsLeftWhenTheWorkFailsSoThatARetryRunsAtOnce() {
+        IdempotencyEngine instance = instance();
+        assertThatThrownBy(() -> instance.execute(scope, request("a"), TEXT, attempt -> {
+            assertThat(shared.markers).containsKey(scope);
+            throw new IllegalStateException("payment declined by a bug");
+        })).isInstanceOf(IllegalStateException.class);
+
+        assertThat(shared.markers).isEmpty();
+        assertThat(instance().execute(scope, request("a"), TEXT, attempt -> order("second")).value())
+                .isEqualTo("second");
+    }
+
+    @Test
+    void anUnansweringCacheSendsEveryCallToTheStoreWhichDecides() {
+        shared.down = true;
+        IdempotencyEngine first = instance();
+        first.execute(scope, request("a"), TEXT, attempt -> order("created"));
+
+        IdempotentResult<String> replay = instance().execute(scope, request("a"), TEXT, attempt -> order("again"));
+
+        assertThat(replay).isEqualTo(new IdempotentResult<>("created", true));
+        assertThat(executions).hasValue(1);
+        assertThat(storeCalls.get()).isPositive();
+    }
+
+    @Test
+    void aRetryableOutcomeIsNotRemembered() {
+        instance().execute(scope, request("a"), withStatus(503), attempt -> order("busy"));
+
+        assertThat(shared.outcomes).isEmpty();
+        assertThat(shared.markers).isEmpty();
+    }
+
+    private String order(String result) {
+        executions.incrementAndGet();
+        return result;
+    }
+
+    private static Fingerprint request(String body) {
+        return Fingerprint.builder().method("POST").route("/orders")
+                .jsonBody(("{\"sku\":\"" + body + "\"}").getBytes(StandardCharsets.UTF_8)).build();
+    }
+
+    private static final OutcomeCodec<String> TEXT = withStatus(201);
+
+    private static OutcomeCodec<String> withStatus(int status) {
+        return OutcomeCodec.of(result -> StoredResponse.of(status, result.getBytes(StandardCharsets.UTF_8)),
+                StoredResponse::bodyAsString);
+    }
+
+    private record Held(String token, Fingerprint fingerprint) {
+    }
+
+    /** A shared cache in a map, with markers, that can stop answering. */
+    private static final class MapCache implements OutcomeCache {
+        final Map<IdempotencyScope, CachedOutcome> outcomes = new ConcurrentHashMap<>();
+        final Map<IdempotencyScope, Held> markers = new ConcurrentHashMap<>();
+        volatile boolean down;
+        private final AtomicInteger enters = new AtomicInteger();
+        private volatile int changeAfter = -1;
+        private volatile @Nullable Runnable change;
+
+        void afterEnters(int count, Runnable change) {
+            this.changeAfter = count;
+            this.change = change;
+        }
+
+        @Override
+        public Entry enter(IdempotencyScope scope, Fingerprint fingerprint) {
+            Runnable pending = change;
+            if (pending != null && enters.incrementAndGet() == changeAfter) {
+                pending.run();
+            }
+            if (down) {
+                return Unknown.INSTANCE;
+            }
+            CachedOutcome outcome = outcomes.get(scope);
+            if (outcome != null) {
+                return new Finished(outcome);
+            }
+            Held mine = new Held(UUID.randomUUID().toString(), fingerprint);
+            Held held = markers.putIfAbsent(scope, mine);
+            return held == null ? new Entered(new Marker(mine.token())) : new Running(held.fingerprint());
+        }
+
+        @Override
+        public void remember(IdempotencyScope scope, CachedOutcome outcome) {
+            if (!down) {
+                outcomes.put(scope, outcome);
+                markers.remove(scope);
+            }
+        }
+
+        @Override
+        public void leave(IdempotencyScope scope, Marker marker) {
+            markers.computeIfPresent(scope, (s, held) -> held.token().equals(marker.token()) ? null : held);
+        }
+    }
+
+    /** Counts the calls that reach the store. */
+    private final class CountingStore extends ForwardingIdempotencyStore {
+        CountingStore() {
+            super(memory);
+        }
+
+        @Override
+        public ClaimResult claim(ClaimRequest request, Instant now) {
+            storeCalls.incrementAndGet();
+            return super.claim(request, now);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
+            storeCalls.incrementAndGet();
+            return super.find(scope);
+        }
+    }
+}
