@@ -1,5 +1,8 @@
 package dev.onceonly;
 
+import static dev.onceonly.TestRequests.TEXT;
+import static dev.onceonly.TestRequests.request;
+import static dev.onceonly.TestRequests.withStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -391,17 +394,6 @@ class IdempotencyEngineTest {
         return result;
     }
 
-    private static Fingerprint request(String body) {
-        return Fingerprint.builder().method("POST").route("/orders")
-                .jsonBody(("{\"sku\":\"" + body + "\"}").getBytes(StandardCharsets.UTF_8)).build();
-    }
-
-    private static final OutcomeCodec<String> TEXT = withStatus(201);
-
-    private static OutcomeCodec<String> withStatus(int status) {
-        return OutcomeCodec.of(result -> StoredResponse.of(status, result.getBytes(StandardCharsets.UTF_8)),
-                StoredResponse::bodyAsString);
-    }
 
     /** Counts claims. */
     private static final class CountingStore extends ForwardingIdempotencyStore {

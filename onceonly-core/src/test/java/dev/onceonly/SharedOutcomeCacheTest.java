@@ -1,5 +1,8 @@
 package dev.onceonly;
 
+import static dev.onceonly.TestRequests.TEXT;
+import static dev.onceonly.TestRequests.request;
+import static dev.onceonly.TestRequests.withStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,7 +13,6 @@ import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.ForwardingIdempotencyStore;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.OutcomeCache;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -133,17 +135,6 @@ class SharedOutcomeCacheTest {
         return result;
     }
 
-    private static Fingerprint request(String body) {
-        return Fingerprint.builder().method("POST").route("/orders")
-                .jsonBody(("{\"sku\":\"" + body + "\"}").getBytes(StandardCharsets.UTF_8)).build();
-    }
-
-    private static final OutcomeCodec<String> TEXT = withStatus(201);
-
-    private static OutcomeCodec<String> withStatus(int status) {
-        return OutcomeCodec.of(result -> StoredResponse.of(status, result.getBytes(StandardCharsets.UTF_8)),
-                StoredResponse::bodyAsString);
-    }
 
     private record Held(String token, Fingerprint fingerprint) {
     }
