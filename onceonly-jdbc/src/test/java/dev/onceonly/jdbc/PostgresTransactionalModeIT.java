@@ -26,9 +26,9 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-class PostgresTransactionalModeIT extends JdbcTransactionalModeContract {
+public class PostgresTransactionalModeIT extends JdbcTransactionalModeContract {
 
-    PostgresTransactionalModeIT() {
+    public PostgresTransactionalModeIT() {
         super(TestDatabases.postgres(), new PostgresDialect(), "CREATE TABLE IF NOT EXISTS onceonly_it_order"
                 + " (id bigserial PRIMARY KEY, owner varchar(255) NOT NULL, sku bigint NOT NULL)",
                 "SELECT pg_backend_pid()", TestDatabases.POSTGRES_WAITERS_BLOCKED_BY);

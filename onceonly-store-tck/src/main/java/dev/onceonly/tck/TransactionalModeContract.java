@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyEngineBuilder;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyKeyReusedException;
 import dev.onceonly.IdempotencyMode;
@@ -92,11 +93,19 @@ public abstract class TransactionalModeContract {
         store = store();
     }
 
+    /**
+     * What the engines under test get besides the store and the runner, such as a shared outcome cache in front
+     * of the store: the contract must hold with it.
+     */
+    protected IdempotencyEngineBuilder configure(IdempotencyEngineBuilder builder) {
+        return builder;
+    }
+
     private IdempotencyEngine engine(Duration waitTimeout) {
-        return IdempotencyEngine.builder(store)
+        return configure(IdempotencyEngine.builder(store)
                 .transactions(transactions())
                 .waitTimeout(waitTimeout)
-                .pollInterval(Duration.ofMillis(20))
+                .pollInterval(Duration.ofMillis(20)))
                 .build();
     }
 

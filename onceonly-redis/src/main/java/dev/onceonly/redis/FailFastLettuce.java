@@ -1,0 +1,77 @@
+package dev.onceonly.redis;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import java.time.Duration;
+import java.util.Objects;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+
+/**
+ * Lettuce settings for a Redis that is only an accelerator, where waiting is worse than asking the database.
+ * Lettuce's defaults suit a Redis that must answer: commands wait 60 s, are queued while disconnected (without
+ * bound) and replayed on reconnect, and a peer that vanished without a reset is noticed only when the kernel gives
+ * up on the connection, minutes later. Here:
+ * <ul>
+ *   <li>commands and connects time out after {@code timeout};</li>
+ *   <li>commands are rejected at once while disconnected, and the queue is bounded;</li>
+ *   <li>TCP keep-alive probes an idle connection after 5 s, every second, three times, and a user timeout drops a
+ *       connection whose sent data goes unacknowledged for 5 s (the user timeout needs Netty's native epoll or
+ *       io_uring transport on the class path; on NIO it is not applied);</li>
+ *   <li>on Redis Cluster, the topology is refreshed on moved and reconnect events.</li>
+ * </ul>
+ * Reconnection stays on, so Redis is used again as soon as it is back.
+ */
+public final class FailFastLettuce {
+
+    private static final int QUEUE_SIZE = 1_024;
+    private static final Duration KEEP_ALIVE_IDLE = Duration.ofSeconds(5);
+    private static final Duration USER_TIMEOUT = Duration.ofSeconds(5);
+
+    private FailFastLettuce() {
+    }
+
+    /** A client configuration with the settings above; {@code cluster} for a Redis Cluster. */
+    public static LettuceClientConfiguration clientConfiguration(Duration timeout, boolean cluster) {
+        return clientConfiguration(LettuceClientConfiguration.builder(), timeout, cluster);
+    }
+
+    /** Applies the settings above to {@code builder}, which may carry others already (TLS, a client name). */
+    public static LettuceClientConfiguration clientConfiguration(
+            LettuceClientConfiguration.LettuceClientConfigurationBuilder builder, Duration timeout, boolean cluster) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, but is " + timeout);
+        }
+        return builder.commandTimeout(timeout).clientOptions(clientOptions(timeout, cluster)).build();
+    }
+
+    private static ClientOptions clientOptions(Duration timeout, boolean cluster) {
+        SocketOptions socket = SocketOptions.builder()
+                .connectTimeout(timeout)
+                .keepAlive(SocketOptions.KeepAliveOptions.builder().enable().idle(KEEP_ALIVE_IDLE)
+                        .interval(Duration.ofSeconds(1)).count(3).build())
+                .tcpUserTimeout(SocketOptions.TcpUserTimeoutOptions.builder().enable()
+                        .tcpUserTimeout(USER_TIMEOUT).build())
+                .build();
+        TimeoutOptions timeouts = TimeoutOptions.enabled(timeout);
+        if (cluster) {
+            return ClusterClientOptions.builder()
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .requestQueueSize(QUEUE_SIZE)
+                    .socketOptions(socket)
+                    .timeoutOptions(timeouts)
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers()
+                            .build())
+                    .build();
+        }
+        return ClientOptions.builder()
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .requestQueueSize(QUEUE_SIZE)
+                .socketOptions(socket)
+                .timeoutOptions(timeouts)
+                .build();
+    }
+}

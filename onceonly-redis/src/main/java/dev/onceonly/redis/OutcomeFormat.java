@@ -1,0 +1,87 @@
+package dev.onceonly.redis;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.StoredResponse;
+import dev.onceonly.spi.CachedOutcome;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How an outcome is written into one Redis value: a format byte, the record's fingerprint, its expiry, then the
+ * response (status, resource id, headers, body). Binary, since bodies are bytes and every request that replays
+ * reads it. A value of another format (a rolling upgrade) reads as nothing.
+ */
+final class OutcomeFormat {
+
+    private static final byte FORMAT = 1;
+
+    private OutcomeFormat() {
+    }
+
+    static byte[] write(CachedOutcome outcome) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(outcome.response().bodyLength() + 128);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte(FORMAT);
+            out.write(outcome.fingerprint().digest());
+            out.writeLong(outcome.expiresAt().toEpochMilli());
+            StoredResponse response = outcome.response();
+            out.writeInt(response.status());
+            String resourceId = response.resourceId();
+            out.writeBoolean(resourceId != null);
+            if (resourceId != null) {
+                out.writeUTF(resourceId);
+            }
+            out.writeInt(response.headers().size());
+            for (Map.Entry<String, List<String>> header : response.headers().entrySet()) {
+                out.writeUTF(header.getKey());
+                out.writeInt(header.getValue().size());
+                for (String value : header.getValue()) {
+                    out.writeUTF(value);
+                }
+            }
+            out.writeInt(response.bodyLength());
+            out.write(response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** {@code null} for a value of another format. */
+    static @Nullable CachedOutcome read(byte[] value) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
+            if (in.readByte() != FORMAT) {
+                return null;
+            }
+            Fingerprint fingerprint = Fingerprint.ofDigest(in.readNBytes(Fingerprint.LENGTH));
+            Instant expiresAt = Instant.ofEpochMilli(in.readLong());
+            int status = in.readInt();
+            String resourceId = in.readBoolean() ? in.readUTF() : null;
+            int headerCount = in.readInt();
+            Map<String, List<String>> headers = new LinkedHashMap<>();
+            for (int h = 0; h < headerCount; h++) {
+                String name = in.readUTF();
+                int valueCount = in.readInt();
+                List<String> values = new ArrayList<>(valueCount);
+                for (int v = 0; v < valueCount; v++) {
+                    values.add(in.readUTF());
+                }
+                headers.put(name, values);
+            }
+            byte[] body = in.readNBytes(in.readInt());
+            return new CachedOutcome(fingerprint, StoredResponse.of(status, headers, body, resourceId), expiresAt);
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException("unreadable cached outcome", e);
+        }
+    }
+}

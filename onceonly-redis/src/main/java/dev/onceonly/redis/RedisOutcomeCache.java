@@ -1,0 +1,311 @@
+package dev.onceonly.redis;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.spi.CachedOutcome;
+import dev.onceonly.spi.OutcomeCache;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.data.redis.serializer.RedisSerializer;
+
+/**
+ * The outcome cache that a service's instances share in Redis: finished outcomes, so that a hot replay on any
+ * instance is answered with no database statement, and markers of running attempts ({@code SET NX PX}, left by
+ * compare-and-delete), so that a duplicate of an attempt running on another instance is told so without a
+ * database connection. One script, one round trip, per question.
+ *
+ * <p>Redis is an accelerator here, never the judge: the store decides every race Redis missed. Any Redis error or
+ * timeout counts against a circuit breaker and the call is answered {@link OutcomeCache.Unknown} (the engine then
+ * asks the store); once the breaker is open, Redis is not asked at all until it has been open for a while, after
+ * which a few calls probe it. Give the connection factory a short command timeout and have it reject commands
+ * while disconnected (the starter does): each request then pays at most that timeout while Redis is dying.
+ *
+ * <p>Keys: {@code <prefix>:{<scope id>}:o} for the outcome and {@code …:m} for the marker, where the scope id is
+ * {@link IdempotencyScope#id()} (a digest: no owner, operation or key in clear). The braces are a Redis Cluster hash
+ * tag: both keys of a scope live in one slot, as each script needs. Outcomes are kept until the earlier of their
+ * record's expiry and {@code maxTimeToLive}; bodies over {@code maxBodyBytes} are not kept. Values hold the
+ * response as stored, so a service that encrypts its stored responses gives this cache an encrypting wrapper.
+ * Thread-safe.
+ */
+public final class RedisOutcomeCache implements OutcomeCache {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisOutcomeCache.class);
+
+    /** The outcome ({@code F}, value), else a fresh marker ({@code E}), else the marker held ({@code R}, value). */
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> ENTER = RedisScript.of("""
+            local outcome = redis.call('GET', KEYS[1])
+            if outcome then
+              return {'F', outcome}
+            end
+            if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then
+              return {'E'}
+            end
+            local held = redis.call('GET', KEYS[2])
+            if held then
+              return {'R', held}
+            end
+            return {'U'}""", List.class);
+    /** Keeps the outcome and drops any marker: nothing runs once there is an outcome. */
+    private static final RedisScript<Long> REMEMBER = RedisScript.of("""
+            redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+            return redis.call('DEL', KEYS[2])""", Long.class);
+    /** Drops the marker if it is still this attempt's: its token follows the fingerprint's ARGV[2] bytes. */
+    private static final RedisScript<Long> LEAVE = RedisScript.of("""
+            local held = redis.call('GET', KEYS[1])
+            if held and string.sub(held, ARGV[2] + 1) == ARGV[1] then
+              return redis.call('DEL', KEYS[1])
+            end
+            return 0""", Long.class);
+
+    private final RedisTemplate<String, byte[]> redis;
+    private final String prefix;
+    private final Duration markerTtl;
+    private final Duration maxTimeToLive;
+    private final int maxBodyBytes;
+    private final Clock clock;
+    private final CircuitBreaker breaker;
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder running = new LongAdder();
+    private final LongAdder failures = new LongAdder();
+    private final LongAdder skipped = new LongAdder();
+
+    private RedisOutcomeCache(Builder builder) {
+        this.redis = new RedisTemplate<>();
+        redis.setConnectionFactory(builder.connectionFactory);
+        redis.setKeySerializer(RedisSerializer.string());
+        redis.setValueSerializer(RedisSerializer.byteArray());
+        redis.afterPropertiesSet();
+        this.prefix = builder.prefix;
+        this.markerTtl = builder.markerTtl;
+        this.maxTimeToLive = builder.maxTimeToLive;
+        this.maxBodyBytes = builder.maxBodyBytes;
+        this.clock = builder.clock;
+        this.breaker = CircuitBreaker.of("onceonly-redis", CircuitBreakerConfig.custom()
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(10)
+                .minimumNumberOfCalls(3)
+                .failureRateThreshold(50)
+                .waitDurationInOpenState(builder.openFor)
+                .permittedNumberOfCallsInHalfOpenState(2)
+                .build());
+        breaker.getEventPublisher().onStateTransition(event -> log.warn("Redis outcome cache: {}; {}",
+                event.getStateTransition(), breaker.getState() == CircuitBreaker.State.CLOSED
+                        ? "Redis answers again" : "requests go to the store without asking Redis"));
+    }
+
+    /**
+     * @param connectionFactory a factory whose commands time out soon and fail while disconnected; the cache uses
+     *     it through a template of its own
+     */
+    public static Builder builder(RedisConnectionFactory connectionFactory) {
+        return new Builder(connectionFactory);
+    }
+
+    @Override
+    public Entry enter(IdempotencyScope scope, Fingerprint fingerprint) {
+        String id = scope.id();
+        byte[] marker = markerValue(fingerprint, UUID.randomUUID().toString());
+        @SuppressWarnings("unchecked")
+        List<byte[]> reply = call(() -> redis.execute(ENTER, List.of(outcomeKey(id), markerKey(id)), marker,
+                decimal(markerTtl.toMillis())));
+        if (reply == null) {
+            return Unknown.INSTANCE;
+        }
+        Entry entry = switch ((char) reply.getFirst()[0]) {
+            case 'F' -> finished(reply.get(1));
+            case 'E' -> new Entered(new Marker(new String(marker, Fingerprint.LENGTH,
+                    marker.length - Fingerprint.LENGTH, StandardCharsets.US_ASCII)));
+            case 'R' -> new Running(Fingerprint.ofDigest(Arrays.copyOf(reply.get(1), Fingerprint.LENGTH)));
+            default -> Unknown.INSTANCE;
+        };
+        (entry instanceof Finished ? hits : entry instanceof Running ? running : misses).increment();
+        return entry;
+    }
+
+    private Entry finished(byte[] value) {
+        CachedOutcome outcome = OutcomeFormat.read(value);
+        // A value of another format, or one whose record expired by this instance's clock, is no answer.
+        return outcome == null || !clock.instant().isBefore(outcome.expiresAt()) ? Unknown.INSTANCE
+                : new Finished(outcome);
+    }
+
+    @Override
+    public void remember(IdempotencyScope scope, CachedOutcome outcome) {
+        if (outcome.response().bodyLength() > maxBodyBytes) {
+            return;
+        }
+        Instant now = clock.instant();
+        Instant until = now.plus(maxTimeToLive);
+        long ttl = Duration.between(now, until.isBefore(outcome.expiresAt()) ? until : outcome.expiresAt())
+                .toMillis();
+        if (ttl <= 0) {
+            return;
+        }
+        String id = scope.id();
+        call(() -> redis.execute(REMEMBER, List.of(outcomeKey(id), markerKey(id)), OutcomeFormat.write(outcome),
+                decimal(ttl)));
+    }
+
+    @Override
+    public void leave(IdempotencyScope scope, Marker marker) {
+        // Should Redis not answer now, the marker's own time to live ends it.
+        call(() -> redis.execute(LEAVE, List.of(markerKey(scope.id())),
+                marker.token().getBytes(StandardCharsets.US_ASCII), decimal(Fingerprint.LENGTH)));
+    }
+
+    /** How often each answer was given, and how often Redis failed or was not asked. */
+    public Statistics statistics() {
+        return new Statistics(hits.sum(), misses.sum(), running.sum(), failures.sum(), skipped.sum());
+    }
+
+    /** Whether Redis is asked: {@code CLOSED} (yes), {@code OPEN} (no) or {@code HALF_OPEN} (a few probes). */
+    public CircuitBreaker.State breakerState() {
+        return breaker.getState();
+    }
+
+    /**
+     * Counts of {@link #enter} answers and of Redis calls.
+     *
+     * @param hits outcomes found
+     * @param misses nothing found, a marker set
+     * @param running another attempt's marker found
+     * @param failures calls that failed or timed out
+     * @param skipped calls not made while the breaker was open
+     */
+    public record Statistics(long hits, long misses, long running, long failures, long skipped) {
+    }
+
+    /** {@code null} if Redis failed or was not asked. */
+    private <T> @Nullable T call(Supplier<T> command) {
+        if (!breaker.tryAcquirePermission()) {
+            skipped.increment();
+            return null;
+        }
+        long start = System.nanoTime();
+        try {
+            T result = command.get();
+            breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            return result;
+        } catch (RuntimeException e) {
+            breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
+            failures.increment();
+            // Only the type: a Redis error's text may quote a key.
+            log.debug("Redis outcome cache call failed ({}); asking the store", e.getClass().getSimpleName());
+            return null;
+        }
+    }
+
+    /** The fingerprint first, so that a duplicate learns which request runs, then the attempt's token. */
+    private static byte[] markerValue(Fingerprint fingerprint, String token) {
+        byte[] digest = fingerprint.digest();
+        byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
+        byte[] value = Arrays.copyOf(digest, digest.length + tokenBytes.length);
+        System.arraycopy(tokenBytes, 0, value, digest.length, tokenBytes.length);
+        return value;
+    }
+
+    private String outcomeKey(String id) {
+        return prefix + ":{" + id + "}:o";
+    }
+
+    private String markerKey(String id) {
+        return prefix + ":{" + id + "}:m";
+    }
+
+    private static byte[] decimal(long value) {
+        return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Settings of a {@link RedisOutcomeCache}; every one but the connection factory has a default. */
+    public static final class Builder {
+        private final RedisConnectionFactory connectionFactory;
+        private String prefix = "onceonly";
+        private Duration markerTtl = Duration.ofSeconds(10);
+        private Duration maxTimeToLive = Duration.ofHours(1);
+        private int maxBodyBytes = 64 * 1024;
+        private Duration openFor = Duration.ofSeconds(2);
+        private Clock clock = Clock.systemUTC();
+
+        private Builder(RedisConnectionFactory connectionFactory) {
+            this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
+        }
+
+        /** What every key starts with, such as the service's name when services share a Redis; default onceonly. */
+        public Builder prefix(String prefix) {
+            Objects.requireNonNull(prefix, "prefix");
+            if (prefix.isBlank() || prefix.length() > 64 || prefix.contains("{") || prefix.contains("}")) {
+                throw new IllegalArgumentException("prefix must be 1 to 64 characters without braces");
+            }
+            this.prefix = prefix;
+            return this;
+        }
+
+        /**
+         * How long a running attempt's marker lasts; default 10 s. Duplicates on other instances are told "in
+         * progress" that long at most after an attempt's process died; an attempt that runs longer only loses the
+         * fast answer (its duplicates then ask the store, which still refuses them).
+         */
+        public Builder markerTtl(Duration markerTtl) {
+            this.markerTtl = positive("markerTtl", markerTtl);
+            return this;
+        }
+
+        /** The longest an outcome is kept, never past its record's expiry; default 1 h. */
+        public Builder maxTimeToLive(Duration maxTimeToLive) {
+            this.maxTimeToLive = positive("maxTimeToLive", maxTimeToLive);
+            return this;
+        }
+
+        /** Bodies larger than this are not kept (their replays ask the store); default 64 KiB. */
+        public Builder maxBodyBytes(int maxBodyBytes) {
+            if (maxBodyBytes < 0) {
+                throw new IllegalArgumentException("maxBodyBytes must not be negative");
+            }
+            this.maxBodyBytes = maxBodyBytes;
+            return this;
+        }
+
+        /** How long Redis is not asked once failures opened the breaker, before probes; default 2 s. */
+        public Builder openFor(Duration openFor) {
+            this.openFor = positive("openFor", openFor);
+            return this;
+        }
+
+        /** Where time comes from, to bound outcomes by their records' expiry; default UTC system clock. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public RedisOutcomeCache build() {
+            return new RedisOutcomeCache(this);
+        }
+
+        private static Duration positive(String name, Duration value) {
+            Objects.requireNonNull(value, name);
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive, but is " + value);
+            }
+            return value;
+        }
+    }
+}

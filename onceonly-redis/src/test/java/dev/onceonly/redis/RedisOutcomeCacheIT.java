@@ -1,0 +1,130 @@
+package dev.onceonly.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.StoredResponse;
+import dev.onceonly.spi.CachedOutcome;
+import dev.onceonly.spi.OutcomeCache;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/** The Redis outcome cache on the shared Redis: what each script answers, what it keeps, and for how long. */
+@Timeout(60)
+class RedisOutcomeCacheIT {
+
+    private static LettuceConnectionFactory connections;
+    private static StringRedisTemplate redis;
+
+    private final String prefix = "outcome-it-" + UUID.randomUUID();
+    private final RedisOutcomeCache cache = RedisOutcomeCache.builder(connections).prefix(prefix).build();
+    private final IdempotencyScope scope = new IdempotencyScope("alice", "create-order",
+            IdempotencyKey.of("key-in-clear-" + UUID.randomUUID()));
+
+    @BeforeAll
+    static void connect() {
+        connections = TestRedis.failFast(TestRedis.SHARED_PORT);
+        redis = new StringRedisTemplate(connections);
+    }
+
+    @AfterAll
+    static void disconnect() {
+        connections.destroy();
+    }
+
+    @Test
+    void theFirstEntersTheSecondSeesItRunningWithItsFingerprintAndLeavingFreesTheScope() {
+        OutcomeCache.Entry first = cache.enter(scope, fingerprint("a"));
+        OutcomeCache.Entry second = cache.enter(scope, fingerprint("b"));
+
+        assertThat(first).isInstanceOf(OutcomeCache.Entered.class);
+        assertThat(second).isEqualTo(new OutcomeCache.Running(fingerprint("a")));
+
+        cache.leave(scope, new OutcomeCache.Marker(UUID.randomUUID().toString()));
+        assertThat(cache.enter(scope, fingerprint("a"))).as("another attempt's leave keeps the marker")
+                .isInstanceOf(OutcomeCache.Running.class);
+
+        cache.leave(scope, ((OutcomeCache.Entered) first).marker());
+        assertThat(cache.enter(scope, fingerprint("a"))).isInstanceOf(OutcomeCache.Entered.class);
+        assertThat(cache.statistics()).isEqualTo(new RedisOutcomeCache.Statistics(0, 2, 2, 0, 0));
+    }
+
+    @Test
+    void aRememberedOutcomeIsFoundWholeAndEndsTheMarker() {
+        cache.enter(scope, fingerprint("a"));
+        StoredResponse response = StoredResponse.of(201, Map.of("Content-Type", List.of("application/json"),
+                        "Location", List.of("/api/orders/7")), "{\"id\":7}".getBytes(StandardCharsets.UTF_8),
+                "7");
+        CachedOutcome outcome = new CachedOutcome(fingerprint("a"), response,
+                Instant.now().plus(Duration.ofDays(1)).truncatedTo(ChronoUnit.MILLIS));
+
+        cache.remember(scope, outcome);
+
+        assertThat(cache.enter(scope, fingerprint("b"))).isEqualTo(new OutcomeCache.Finished(outcome));
+        assertThat(redis.keys(prefix + ":*")).containsExactly(prefix + ":{" + scope.id() + "}:o");
+    }
+
+    @Test
+    void anOutcomeIsKeptNoLongerThanItsRecordNorTheLongestTimeToLive() {
+        RedisOutcomeCache shortLived = RedisOutcomeCache.builder(connections).prefix(prefix)
+                .maxTimeToLive(Duration.ofMinutes(5)).build();
+        IdempotencyScope other = new IdempotencyScope("alice", "create-order", IdempotencyKey.of(UUID.randomUUID().toString()));
+
+        shortLived.remember(scope, outcome(Instant.now().plusSeconds(30)));
+        shortLived.remember(other, outcome(Instant.now().plus(Duration.ofDays(1))));
+
+        assertThat(redis.getExpire(prefix + ":{" + scope.id() + "}:o")).isBetween(1L, 30L);
+        assertThat(redis.getExpire(prefix + ":{" + other.id() + "}:o")).isBetween(250L, 300L);
+    }
+
+    @Test
+    void expiredOutcomesAndLargeBodiesAreNotKept() {
+        RedisOutcomeCache small = RedisOutcomeCache.builder(connections).prefix(prefix).maxBodyBytes(4).build();
+
+        small.remember(scope, outcome(Instant.now().minusSeconds(1)));
+        small.remember(new IdempotencyScope("bob", "create-order", IdempotencyKey.of(UUID.randomUUID().toString())),
+                outcome(Instant.now().plusSeconds(60)));
+
+        assertThat(redis.keys(prefix + ":*")).isEmpty();
+    }
+
+    @Test
+    void bothKeysOfAScopeShareOneHashTagAndNameNoPartOfTheScopeInClear() {
+        cache.enter(scope, fingerprint("a"));
+        cache.remember(new IdempotencyScope("bob", "pay", IdempotencyKey.of(UUID.randomUUID().toString())), outcome(Instant.now()
+                .plusSeconds(60)));
+        cache.enter(scope, fingerprint("a"));
+
+        Set<String> keys = redis.keys(prefix + ":*");
+        assertThat(keys).hasSize(2).allMatch(key -> key.matches(Pattern.quote(prefix)
+                + ":\\{[A-Za-z0-9_-]{43}\\}:[om]"));
+        assertThat(keys).noneMatch(key -> key.contains("key-in-clear") || key.contains("alice")
+                || key.contains("create-order"));
+        assertThat(keys).contains(prefix + ":{" + scope.id() + "}:m");
+    }
+
+    private static CachedOutcome outcome(Instant expiresAt) {
+        return new CachedOutcome(fingerprint("a"), StoredResponse.of(201, "created".getBytes(StandardCharsets.UTF_8)),
+                expiresAt);
+    }
+
+    private static Fingerprint fingerprint(String request) {
+        return Fingerprint.ofDigest(Fingerprint.builder().rawBody(request.getBytes(StandardCharsets.UTF_8)).build()
+                .digest());
+    }
+}
