@@ -23,14 +23,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 class RedisFrontedTransactionalModeIT {
 
-    private static final LettuceConnectionFactory SHARED = TestRedis.failFast(TestRedis.SHARED_PORT);
+    private static final LettuceConnectionFactory SHARED = TestRedis.shared();
     private static final LettuceConnectionFactory UNREACHABLE = TestRedis.failFast(closedPort());
     private static final RedisServerProcess RESTARTING = RedisServerProcess.start();
     private static final LettuceConnectionFactory RESTARTING_CONNECTIONS = TestRedis.failFast(RESTARTING.port());
 
     @AfterAll
     static void disconnect() {
-        SHARED.destroy();
         UNREACHABLE.destroy();
         RESTARTING_CONNECTIONS.destroy();
         RESTARTING.close();

@@ -17,8 +17,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -28,24 +26,13 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 @Timeout(60)
 class RedisOutcomeCacheIT {
 
-    private static LettuceConnectionFactory connections;
-    private static StringRedisTemplate redis;
+    private static final LettuceConnectionFactory connections = TestRedis.shared();
+    private static final StringRedisTemplate redis = TestRedis.sharedTemplate();
 
     private final String prefix = "outcome-it-" + UUID.randomUUID();
     private final RedisOutcomeCache cache = RedisOutcomeCache.builder(connections).prefix(prefix).build();
     private final IdempotencyScope scope = new IdempotencyScope("alice", "create-order",
             IdempotencyKey.of("key-in-clear-" + UUID.randomUUID()));
-
-    @BeforeAll
-    static void connect() {
-        connections = TestRedis.failFast(TestRedis.SHARED_PORT);
-        redis = new StringRedisTemplate(connections);
-    }
-
-    @AfterAll
-    static void disconnect() {
-        connections.destroy();
-    }
 
     @Test
     void theFirstEntersTheSecondSeesItRunningWithItsFingerprintAndLeavingFreesTheScope() {
