@@ -7,7 +7,9 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Lettuce settings for a Redis that is only an accelerator, where waiting is worse than asking the database.
@@ -45,10 +47,43 @@ public final class FailFastLettuce {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive, but is " + timeout);
         }
-        return builder.commandTimeout(timeout).clientOptions(clientOptions(timeout, cluster)).build();
+        return builder.commandTimeout(timeout).clientOptions(clientOptions(null, timeout, cluster)).build();
     }
 
-    private static ClientOptions clientOptions(Duration timeout, boolean cluster) {
+    /**
+     * A new (unstarted) factory for the Redis that {@code application} connects to, with its TLS, credentials,
+     * client resources (event loops) and read preference, and the settings above: for OnceOnly's own calls, so
+     * that the application's connection keeps the settings it chose.
+     */
+    public static LettuceConnectionFactory derivedFrom(LettuceConnectionFactory application, Duration timeout) {
+        LettuceClientConfiguration original = application.getClientConfiguration();
+        LettuceClientConfiguration.LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder();
+        if (original.isUseSsl()) {
+            LettuceClientConfiguration.LettuceSslClientConfigurationBuilder ssl = builder.useSsl()
+                    .verifyPeer(original.getVerifyMode());
+            if (original.isStartTls()) {
+                ssl.startTls();
+            }
+        }
+        original.getClientResources().ifPresent(builder::clientResources);
+        original.getReadFrom().ifPresent(builder::readFrom);
+        original.getRedisCredentialsProviderFactory().ifPresent(builder::redisCredentialsProviderFactory);
+        original.getClientName().ifPresent(name -> builder.clientName(name + "-onceonly"));
+        boolean cluster = application.isClusterAware();
+        // The application's options carry its TLS trust and protocol settings; only the failing-fast ones change.
+        ClientOptions base = original.getClientOptions().orElse(null);
+        LettuceClientConfiguration configuration = builder.commandTimeout(timeout)
+                .clientOptions(clientOptions(base, timeout, cluster)).build();
+        if (cluster) {
+            return new LettuceConnectionFactory(application.getClusterConfiguration(), configuration);
+        }
+        if (application.isRedisSentinelAware()) {
+            return new LettuceConnectionFactory(application.getSentinelConfiguration(), configuration);
+        }
+        return new LettuceConnectionFactory(application.getStandaloneConfiguration(), configuration);
+    }
+
+    private static ClientOptions clientOptions(@Nullable ClientOptions base, Duration timeout, boolean cluster) {
         SocketOptions socket = SocketOptions.builder()
                 .connectTimeout(timeout)
                 .keepAlive(SocketOptions.KeepAliveOptions.builder().enable().idle(KEEP_ALIVE_IDLE)
@@ -58,7 +93,9 @@ public final class FailFastLettuce {
                 .build();
         TimeoutOptions timeouts = TimeoutOptions.enabled(timeout);
         if (cluster) {
-            return ClusterClientOptions.builder()
+            ClusterClientOptions.Builder options = base instanceof ClusterClientOptions clusterBase
+                    ? clusterBase.mutate() : ClusterClientOptions.builder();
+            return options
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .requestQueueSize(QUEUE_SIZE)
                     .socketOptions(socket)
@@ -67,7 +104,8 @@ public final class FailFastLettuce {
                             .build())
                     .build();
         }
-        return ClientOptions.builder()
+        ClientOptions.Builder options = base != null ? base.mutate() : ClientOptions.builder();
+        return options
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .requestQueueSize(QUEUE_SIZE)
                 .socketOptions(socket)

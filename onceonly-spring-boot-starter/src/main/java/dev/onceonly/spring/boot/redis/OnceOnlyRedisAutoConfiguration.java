@@ -1,0 +1,78 @@
+package dev.onceonly.spring.boot.redis;
+
+import dev.onceonly.crypto.EncryptingOutcomeCache;
+import dev.onceonly.crypto.EncryptionKeys;
+import dev.onceonly.redis.RedisLocks;
+import dev.onceonly.redis.RedisOutcomeCache;
+import dev.onceonly.spring.boot.IdempotencyEngineCustomizer;
+import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import dev.onceonly.spring.boot.OnceOnlyEncryptionAutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * The Redis fast layer, when onceonly-redis is on the class path and the application has a Lettuce connection
+ * ({@code spring.data.redis.*}): OnceOnly's own fail-fast connection to that Redis ({@link OnceOnlyRedis}), its
+ * {@link RedisOutcomeCache} in front of the engine's store (encrypted when the stored responses are), and
+ * {@link RedisLocks}. {@code onceonly.redis.enabled=false} turns it off.
+ */
+@AutoConfiguration(before = OnceOnlyAutoConfiguration.class, after = OnceOnlyEncryptionAutoConfiguration.class,
+        afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnClass({RedisOutcomeCache.class, LettuceConnectionFactory.class})
+@ConditionalOnBean(LettuceConnectionFactory.class)
+@ConditionalOnBooleanProperty(name = {"onceonly.enabled", "onceonly.redis.enabled"}, matchIfMissing = true)
+@EnableConfigurationProperties(OnceOnlyRedisProperties.class)
+public class OnceOnlyRedisAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    OnceOnlyRedis onceOnlyRedis(LettuceConnectionFactory application, OnceOnlyRedisProperties properties,
+            ObjectProvider<Clock> clock) {
+        return new OnceOnlyRedis(application, properties, clock.getIfAvailable(Clock::systemUTC));
+    }
+
+    @Bean
+    IdempotencyEngineCustomizer redisOutcomeCache(OnceOnlyRedis redis, ObjectProvider<EncryptionKeys> encryption) {
+        EncryptionKeys keys = encryption.getIfAvailable();
+        RedisOutcomeCache cache = redis.outcomeCache();
+        return builder -> builder.outcomeCache(keys == null ? cache : new EncryptingOutcomeCache(cache, keys));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RedisLocks redisLocks(OnceOnlyRedis redis) {
+        return new RedisLocks(redis.template());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    @ConditionalOnEnabledHealthIndicator("onceonlyredis")
+    static class Health {
+        @Bean
+        @ConditionalOnMissingBean(name = "onceOnlyRedisHealthIndicator")
+        HealthIndicator onceOnlyRedisHealthIndicator(OnceOnlyRedis redis) {
+            return new RedisFastLayerHealthIndicator(redis);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    static class Metrics {
+        @Bean
+        RedisFastLayerMetrics onceOnlyRedisMetrics(OnceOnlyRedis redis) {
+            return new RedisFastLayerMetrics(redis.outcomeCache());
+        }
+    }
+}
