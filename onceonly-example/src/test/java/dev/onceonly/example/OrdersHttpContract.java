@@ -12,9 +12,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -243,7 +241,7 @@ abstract class OrdersHttpContract {
     void unsupportedMediaTypeIsStoredWithItsProblemBody() throws Exception {
         String key = newKey();
         HttpRequest plainText = HttpRequest.newBuilder(uri("/api/orders"))
-                .header("Authorization", basic("carol")).header("Idempotency-Key", key)
+                .header("Authorization", DemoClient.basic("carol")).header("Idempotency-Key", key)
                 .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("42 x 2")).build();
 
         HttpResponse<byte[]> first = http.send(plainText, HttpResponse.BodyHandlers.ofByteArray());
@@ -267,7 +265,7 @@ abstract class OrdersHttpContract {
     @Test
     void keyOnARequestToAnEndpointThatIsNotIdempotentIsIgnored() throws Exception {
         HttpResponse<byte[]> list = http.send(HttpRequest.newBuilder(uri("/api/orders"))
-                .header("Authorization", basic("alice")).header("Idempotency-Key", "short!").GET().build(),
+                .header("Authorization", DemoClient.basic("alice")).header("Idempotency-Key", "short!").GET().build(),
                 HttpResponse.BodyHandlers.ofByteArray());
 
         assertThat(list.statusCode()).isEqualTo(200);
@@ -326,30 +324,15 @@ abstract class OrdersHttpContract {
     }
 
     HttpResponse<byte[]> post(String user, List<String> keys, String body) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri("/api/orders"))
-                .header("Authorization", basic(user))
-                .header("Content-Type", "application/json")
-                .timeout(Duration.ofSeconds(60))
-                .POST(HttpRequest.BodyPublishers.ofString(body));
-        keys.forEach(key -> request.header("Idempotency-Key", key));
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        return new DemoClient(port).post(user, "/api/orders", keys, body);
     }
 
     HttpResponse<byte[]> get(String user, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(uri(path)).header("Authorization", basic(user)).GET().build(),
-                HttpResponse.BodyHandlers.ofByteArray());
+        return new DemoClient(port).get(user, path);
     }
 
     private URI uri(String path) {
         return URI.create("http://127.0.0.1:" + port + path);
-    }
-
-    private static final Map<String, String> PASSWORDS = Map.of("alice", "alice-pass", "bob", "bob-pass", "carol",
-            "carol-pass");
-
-    private static String basic(String user) {
-        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + PASSWORDS.get(user))
-                .getBytes(StandardCharsets.UTF_8));
     }
 
     private int orders(String owner) {

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * committed; its outcome never gets to Redis), and started again, empty, three calls later: a Redis outage in the
  * middle of a test, at the moment that hurts most.
  */
-final class KilledOnFirstOutcome implements OutcomeCache {
+public final class KilledOnFirstOutcome implements OutcomeCache {
 
     private static final int CALLS_WHILE_DOWN = 3;
 
@@ -20,7 +20,7 @@ final class KilledOnFirstOutcome implements OutcomeCache {
     /** -1 before the kill, then the calls made since, up to the restart. */
     private final AtomicInteger callsSinceKill = new AtomicInteger(-1);
 
-    KilledOnFirstOutcome(RedisServerProcess server, OutcomeCache delegate) {
+    public KilledOnFirstOutcome(RedisServerProcess server, OutcomeCache delegate) {
         this.server = server;
         this.delegate = delegate;
     }
@@ -47,8 +47,14 @@ final class KilledOnFirstOutcome implements OutcomeCache {
         delegate.leave(scope, marker);
     }
 
+    /** Starts the server again, empty, and kills it again at the next first outcome: for the next test. */
+    public void rearm() {
+        server.restart();
+        callsSinceKill.set(-1);
+    }
+
     /** Whether the server was killed. */
-    boolean killed() {
+    public boolean killed() {
         return callsSinceKill.get() >= 0;
     }
 

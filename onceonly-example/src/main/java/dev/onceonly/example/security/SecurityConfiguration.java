@@ -27,7 +27,7 @@ public class SecurityConfiguration {
         return http
                 .authorizeHttpRequests(requests -> requests
                         .requestMatchers("/v3/api-docs/**", "/swagger-ui/**", "/swagger-ui.html",
-                                "/actuator/health", "/error").permitAll()
+                                "/actuator/health", "/error", "/checkout.html", "/checkout.js", "/checkout.css").permitAll()
                         .requestMatchers(HttpMethod.POST, "/api/webhooks/payments").permitAll()
                         .anyRequest().authenticated())
                 .httpBasic(basic -> { })

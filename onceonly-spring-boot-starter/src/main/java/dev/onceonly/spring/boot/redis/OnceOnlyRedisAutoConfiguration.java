@@ -20,6 +20,8 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -43,7 +45,9 @@ public class OnceOnlyRedisAutoConfiguration {
         return new OnceOnlyRedis(application, properties, clock.getIfAvailable(Clock::systemUTC));
     }
 
+    /** First of the customizers, so that the application's may wrap or replace the cache. */
     @Bean
+    @Order(Ordered.HIGHEST_PRECEDENCE)
     IdempotencyEngineCustomizer redisOutcomeCache(OnceOnlyRedis redis, ObjectProvider<EncryptionKeys> encryption) {
         EncryptionKeys keys = encryption.getIfAvailable();
         RedisOutcomeCache cache = redis.outcomeCache();

@@ -1,0 +1,18 @@
+package dev.onceonly.example;
+
+import org.springframework.test.context.TestPropertySource;
+
+/** The checkout API on the local PostgreSQL with Redis unreachable from the start (nothing listens on port 1). */
+@TestPropertySource(properties = {
+    "spring.datasource.url=${onceonly.test.postgres.url:jdbc:postgresql://127.0.0.1:5432/test?user=postgres}"
+            + "&currentSchema=onceonly_example",
+    "spring.flyway.schemas=onceonly_example",
+    "spring.data.redis.port=1"
+})
+class PostgresCheckoutRedisUnreachableHttpIT extends CheckoutHttpContract {
+
+    @Override
+    protected boolean redisAnswers() {
+        return false;
+    }
+}
