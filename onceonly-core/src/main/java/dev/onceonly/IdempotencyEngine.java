@@ -305,11 +305,15 @@ public final class IdempotencyEngine {
                     }
                 }
                 case OutcomeCache.Entered entered -> {
+                    records.holdMarker(scope, entered.marker());
                     try {
                         return attemptUntilDone(scope, fingerprint, codec, work, deadline);
                     } finally {
                         // Also when the attempt rolled back: its duplicates must not wait for the marker to expire.
-                        shared.leave(scope, entered.marker());
+                        OutcomeCache.Marker left = records.takeMarker(scope);
+                        if (left != null) {
+                            shared.leave(scope, left);
+                        }
                     }
                 }
                 case OutcomeCache.Unknown ignored -> {

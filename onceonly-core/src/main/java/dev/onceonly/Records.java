@@ -11,6 +11,8 @@ import dev.onceonly.spi.OutcomeCache;
 import dev.onceonly.spi.RecordState;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +25,12 @@ import org.slf4j.LoggerFactory;
  * @param shared the cache the service's instances share, if any
  */
 record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCache replays,
-        @Nullable OutcomeCache shared) {
+        @Nullable OutcomeCache shared, ConcurrentMap<IdempotencyScope, OutcomeCache.Marker> markers) {
+
+    Records(Duration leaseDuration, Retention retention, @Nullable ReplayCache replays,
+            @Nullable OutcomeCache shared) {
+        this(leaseDuration, retention, replays, shared, new ConcurrentHashMap<>());
+    }
 
     /** The engine's category, which users configure. */
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
@@ -64,6 +71,19 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
         return outcome == null ? null : replayCached(scope, fingerprint, outcome, codec, "memory");
     }
 
+    /**
+     * Notes the marker the shared cache gave the attempt at {@code scope} running in this process (one at a time:
+     * duplicates here wait for it), for {@link #takeMarker} once the attempt ended.
+     */
+    void holdMarker(IdempotencyScope scope, OutcomeCache.Marker marker) {
+        markers.put(scope, marker);
+    }
+
+    /** The marker still to leave, or {@code null} if remembering the attempt's outcome dropped it already. */
+    OutcomeCache.@Nullable Marker takeMarker(IdempotencyScope scope) {
+        return markers.remove(scope);
+    }
+
     /** The outcome the shared cache found, which this process then remembers too. */
     <T> IdempotentResult<T> sharedReplay(IdempotencyScope scope, Fingerprint fingerprint, CachedOutcome outcome,
             OutcomeCodec<T> codec) {
@@ -92,6 +112,8 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
         if (replays == null && shared == null) {
             return;
         }
+        // Remembering drops the scope's marker in the shared cache too: its attempt need not leave it.
+        markers.remove(scope);
         CachedOutcome outcome = new CachedOutcome(Fingerprint.ofDigest(fingerprint.digest()), response, expiresAt);
         if (replays != null) {
             replays.remember(scope, outcome);

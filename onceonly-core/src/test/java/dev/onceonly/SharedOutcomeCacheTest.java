@@ -56,6 +56,7 @@ class SharedOutcomeCacheTest {
         assertThat(executions).hasValue(1);
         assertThat(storeCalls).hasValue(0);
         assertThat(shared.markers).isEmpty();
+        assertThat(shared.leaves).as("remembering the outcome ended the marker; no call to leave it").hasValue(0);
     }
 
     @Test
@@ -144,6 +145,7 @@ class SharedOutcomeCacheTest {
         final Map<IdempotencyScope, CachedOutcome> outcomes = new ConcurrentHashMap<>();
         final Map<IdempotencyScope, Held> markers = new ConcurrentHashMap<>();
         volatile boolean down;
+        final AtomicInteger leaves = new AtomicInteger();
         private final AtomicInteger enters = new AtomicInteger();
         private volatile int changeAfter = -1;
         private volatile @Nullable Runnable change;
@@ -181,6 +183,7 @@ class SharedOutcomeCacheTest {
 
         @Override
         public void leave(IdempotencyScope scope, Marker marker) {
+            leaves.incrementAndGet();
             markers.computeIfPresent(scope, (s, held) -> held.token().equals(marker.token()) ? null : held);
         }
     }

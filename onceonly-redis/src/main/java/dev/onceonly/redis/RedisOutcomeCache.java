@@ -150,17 +150,16 @@ public final class RedisOutcomeCache implements OutcomeCache {
 
     @Override
     public void remember(IdempotencyScope scope, CachedOutcome outcome) {
-        if (outcome.response().bodyLength() > maxBodyBytes) {
-            return;
-        }
         Instant now = clock.instant();
         Instant until = now.plus(maxTimeToLive);
         long ttl = Duration.between(now, until.isBefore(outcome.expiresAt()) ? until : outcome.expiresAt())
                 .toMillis();
-        if (ttl <= 0) {
+        String id = scope.id();
+        if (outcome.response().bodyLength() > maxBodyBytes || ttl <= 0) {
+            // Not kept; the marker goes all the same, lest duplicates wait for an attempt that has ended.
+            call(() -> redis.delete(markerKey(id)));
             return;
         }
-        String id = scope.id();
         call(() -> redis.execute(REMEMBER, List.of(outcomeKey(id), markerKey(id)), OutcomeFormat.write(outcome),
                 decimal(ttl)));
     }

@@ -83,11 +83,15 @@ class RedisOutcomeCacheIT {
     void expiredOutcomesAndLargeBodiesAreNotKept() {
         RedisOutcomeCache small = RedisOutcomeCache.builder(connections).prefix(prefix).maxBodyBytes(4).build();
 
-        small.remember(scope, outcome(Instant.now().minusSeconds(1)));
-        small.remember(new IdempotencyScope("bob", "create-order", IdempotencyKey.of(UUID.randomUUID().toString())),
-                outcome(Instant.now().plusSeconds(60)));
+        IdempotencyScope large = new IdempotencyScope("bob", "create-order",
+                IdempotencyKey.of(UUID.randomUUID().toString()));
+        small.enter(scope, fingerprint("a"));
+        small.enter(large, fingerprint("a"));
 
-        assertThat(redis.keys(prefix + ":*")).isEmpty();
+        small.remember(scope, outcome(Instant.now().minusSeconds(1)));
+        small.remember(large, outcome(Instant.now().plusSeconds(60)));
+
+        assertThat(redis.keys(prefix + ":*")).as("neither outcome, and no marker left behind").isEmpty();
     }
 
     @Test
