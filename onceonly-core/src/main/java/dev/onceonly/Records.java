@@ -25,7 +25,14 @@ import org.slf4j.LoggerFactory;
  * @param shared the cache the service's instances share, if any
  */
 record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCache replays,
-        @Nullable OutcomeCache shared, ConcurrentMap<IdempotencyScope, OutcomeCache.Marker> markers) {
+        @Nullable OutcomeCache shared, ConcurrentMap<IdempotencyScope, HeldMarker> markers) {
+
+    /**
+     * The shared cache's marker of the attempt at a scope running in this process, and whether that attempt may
+     * still write its record once at commit instead of claiming first.
+     */
+    record HeldMarker(OutcomeCache.Marker marker, boolean writeOnce) {
+    }
 
     Records(Duration leaseDuration, Retention retention, @Nullable ReplayCache replays,
             @Nullable OutcomeCache shared) {
@@ -76,12 +83,27 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
      * duplicates here wait for it), for {@link #takeMarker} once the attempt ended.
      */
     void holdMarker(IdempotencyScope scope, OutcomeCache.Marker marker) {
-        markers.put(scope, marker);
+        markers.put(scope, new HeldMarker(marker, true));
     }
 
     /** The marker still to leave, or {@code null} if remembering the attempt's outcome dropped it already. */
     OutcomeCache.@Nullable Marker takeMarker(IdempotencyScope scope) {
-        return markers.remove(scope);
+        HeldMarker held = markers.remove(scope);
+        return held == null ? null : held.marker();
+    }
+
+    /**
+     * Whether the attempt at {@code scope} may run without a claim and write its record once at commit: it holds
+     * the shared cache's marker, so duplicates elsewhere are held off, and no try of it met a record yet.
+     */
+    boolean writesOnce(IdempotencyScope scope) {
+        HeldMarker held = markers.get(scope);
+        return held != null && held.writeOnce();
+    }
+
+    /** The attempt at {@code scope} met a record (Redis missed it): from now on it claims first. */
+    void claimFirst(IdempotencyScope scope) {
+        markers.computeIfPresent(scope, (ignored, held) -> new HeldMarker(held.marker(), false));
     }
 
     /** The outcome the shared cache found, which this process then remembers too. */

@@ -9,6 +9,7 @@ import dev.onceonly.spi.LeaseToken;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -16,7 +17,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The engine's transactional mode: claim, work and completion run in one transaction of the {@link
- * TransactionRunner}, so they commit or roll back together. Immutable and thread-safe.
+ * TransactionRunner}, so they commit or roll back together. An attempt that holds the shared cache's marker skips
+ * the claim: its work runs first and its record is written once, with the outcome, before the commit; the unique
+ * scope still decides a race the cache missed, and an attempt that meets a record rolls back and claims first.
+ * Immutable and thread-safe.
  */
 record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, Clock clock,
         Records records, OutcomePolicy outcomePolicy) implements Attempts {
@@ -27,6 +31,7 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
     @Override
     public <T, X extends Exception> @Nullable IdempotentResult<T> attempt(IdempotencyScope scope,
             Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work, Duration lockWait) throws X {
+        boolean writeOnce = store.insertsFinished() && records.writesOnce(scope);
         AtomicReference<@Nullable Object> rejection = new AtomicReference<>();
         AtomicReference<@Nullable Completion> stored = new AtomicReference<>();
         AtomicReference<@Nullable OutcomeUnknownException> unknown = new AtomicReference<>();
@@ -38,10 +43,18 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
                 unknown.set(null);
                 Instant now = clock.instant();
                 ClaimRequest request = records.claimRequest(scope, fingerprint, now, lockWait, true);
+                if (writeOnce) {
+                    // The shared cache's marker holds duplicates off: the work runs first, and its record is
+                    // written once, with its outcome, where the unique scope still decides a race the cache missed.
+                    LeaseToken token = new LeaseToken(1, now.truncatedTo(ChronoUnit.MICROS));
+                    return runInTransaction(scope, token, 0, request.expiresAt(), codec, work, rejection, stored,
+                            unknown, completion -> insertOnce(request, completion, now));
+                }
                 ClaimResult claim = store.claim(request, now);
                 return switch (claim) {
-                    case ClaimResult.Claimed claimed -> runInTransaction(scope, claimed, request.expiresAt(),
-                            codec, work, rejection, stored, unknown);
+                    case ClaimResult.Claimed claimed -> runInTransaction(scope, claimed.token(), claimed.failures(),
+                            request.expiresAt(), codec, work, rejection, stored, unknown,
+                            completion -> completeClaim(scope, claimed.token(), completion));
                     case ClaimResult.Duplicate duplicate -> records.replayOrWait(scope, fingerprint,
                             duplicate.record(), codec);
                     // The database gave up waiting (lock timeout, deadlock victim); the transaction is lost.
@@ -57,7 +70,14 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
                 throw unknownOutcome;
             }
             return result;
+        } catch (RecordMet met) {
+            // Rolled back, the work's writes with it: the scope has a record after all, which a claim now meets.
+            log.debug("Record met by a write-once attempt, claiming first: operation={} key={}", scope.operation(),
+                    scope.key());
+            records.claimFirst(scope);
+            return attempt(scope, fingerprint, codec, work, lockWait);
         } catch (ClaimContended contended) {
+            records.claimFirst(scope);
             return null;
         } catch (RollbackWithResult rolledBack) {
             @SuppressWarnings("unchecked")
@@ -92,21 +112,26 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
         }
     }
 
+    /** How an attempt's outcome is written: completing its claim, or inserting its record once. */
+    @FunctionalInterface
+    private interface OutcomeWrite {
+        void write(Completion completion);
+    }
+
     /** Returns {@code null} when the work's outcome is unknown: {@code unknown} is then set, to rethrow. */
     private <T, X extends Exception> @Nullable IdempotentResult<T> runInTransaction(IdempotencyScope scope,
-            ClaimResult.Claimed claimed, Instant claimExpiresAt, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
+            LeaseToken token, int failures, Instant claimExpiresAt, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
             AtomicReference<@Nullable Object> rejection, AtomicReference<@Nullable Completion> stored,
-            AtomicReference<@Nullable OutcomeUnknownException> unknown) {
-        LeaseToken token = claimed.token();
+            AtomicReference<@Nullable OutcomeUnknownException> unknown, OutcomeWrite outcomeWrite) {
         T value;
         try {
-            // The uncommitted claim cannot be taken over while the transaction runs: the lease is never lost.
-            value = work.run(new Attempt(scope, token, claimed.failures(), () -> false));
+            // No one takes an attempt of an open transaction over (uncommitted claim, or none): its lease holds.
+            value = work.run(new Attempt(scope, token, failures, () -> false));
         } catch (OutcomeUnknownException e) {
             // Its outcome commits with what the work wrote; the exception is rethrown after the commit, or
             // instead of the store's failure if storing or committing it fails.
             unknown.set(e);
-            completeInTransaction(scope, token, claimExpiresAt, Decision.FAILED_FINAL, e.outcome(), stored);
+            completeInTransaction(claimExpiresAt, Decision.FAILED_FINAL, e.outcome(), stored, outcomeWrite);
             return null;
         } catch (RuntimeException | Error e) {
             throw e;
@@ -123,21 +148,40 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
         if (decision == Decision.FAILED_FINAL) {
             rejection.set(value);
         }
-        completeInTransaction(scope, token, claimExpiresAt, decision, response, stored);
+        completeInTransaction(claimExpiresAt, decision, response, stored, outcomeWrite);
         log.debug("Executed: operation={} key={} attempt={} status={}", scope.operation(), scope.key(),
                 token.attempt(), response.status());
         return new IdempotentResult<>(value, false);
     }
 
-    private void completeInTransaction(IdempotencyScope scope, LeaseToken token, Instant claimExpiresAt,
-            Decision decision, StoredResponse response, AtomicReference<@Nullable Completion> stored) {
-        Instant now = clock.instant();
-        Completion completion = records.completion(decision, response, now, claimExpiresAt);
-        if (!store.complete(scope, token, completion, now)) {
+    private void completeInTransaction(Instant claimExpiresAt, Decision decision, StoredResponse response,
+            AtomicReference<@Nullable Completion> stored, OutcomeWrite outcomeWrite) {
+        Completion completion = records.completion(decision, response, clock.instant(), claimExpiresAt);
+        outcomeWrite.write(completion);
+        stored.set(completion);
+    }
+
+    private void completeClaim(IdempotencyScope scope, LeaseToken token, Completion completion) {
+        if (!store.complete(scope, token, completion, clock.instant())) {
             throw new IllegalStateException("The store refused to complete a claim made in the same transaction: "
                     + "operation=" + scope.operation() + " key=" + scope.key());
         }
-        stored.set(completion);
+    }
+
+    private void insertOnce(ClaimRequest request, Completion completion, Instant claimedAt) {
+        switch (store.insertFinished(request, completion, claimedAt)) {
+            case INSERTED -> {
+            }
+            case EXISTS -> throw new RecordMet();
+            case LOCKED -> throw new ClaimContended();
+        }
+    }
+
+    /** Rolls back a write-once attempt that met a record, to claim first instead. */
+    private static final class RecordMet extends RuntimeException {
+        RecordMet() {
+            super(null, null, false, false);
+        }
     }
 
     /** Carries a retryable result out of the transaction it rolls back. */

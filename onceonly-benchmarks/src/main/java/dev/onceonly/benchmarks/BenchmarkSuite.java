@@ -17,9 +17,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs every benchmark and writes the report: JMH for the in-process work, then the HTTP scenarios against the
- * reference service on the local PostgreSQL. {@code ONCEONLY_BENCH_QUICK=1} makes a short run (into
- * {@code target/}) to check that everything works; the full run writes {@code docs/}. {@code ONCEONLY_BENCH_CLEANUP=1}
- * runs only the cleanup benchmark ({@link CleanupBenchmark}), into {@code cleanup-report.md}.
+ * reference service on the local PostgreSQL (and, for the Redis scenarios, the local Redis on 6379).
+ * {@code ONCEONLY_BENCH_QUICK=1} makes a short run (into {@code target/}) to check that everything works; the full run
+ * writes {@code docs/}. {@code ONCEONLY_BENCH_REDIS=1} runs only the baseline and the Redis scenarios, without JMH,
+ * into {@code target/benchmark-redis}. {@code ONCEONLY_BENCH_CLEANUP=1} runs only the cleanup benchmark
+ * ({@link CleanupBenchmark}), into {@code cleanup-report.md}.
  */
 public final class BenchmarkSuite {
 
@@ -31,7 +33,9 @@ public final class BenchmarkSuite {
     public static void main(String[] args) throws Exception {
         Path module = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
         boolean quick = "1".equals(System.getenv("ONCEONLY_BENCH_QUICK"));
-        Path out = quick ? module.resolve("target/benchmark-quick") : module.resolve("docs");
+        boolean redisOnly = "1".equals(System.getenv("ONCEONLY_BENCH_REDIS"));
+        Path out = quick ? module.resolve("target/benchmark-quick")
+                : redisOnly ? module.resolve("target/benchmark-redis") : module.resolve("docs");
         Path work = module.resolve("target/benchmark-work");
         Files.createDirectories(out);
         Files.createDirectories(work);
@@ -47,13 +51,14 @@ public final class BenchmarkSuite {
             return;
         }
 
-        Collection<RunResult> jmh = runJmh(quick, work);
+        Collection<RunResult> jmh = redisOnly ? List.of() : runJmh(quick, work);
         HttpBenchmark.Settings settings = quick
                 ? new HttpBenchmark.Settings(List.of(1, 16, 64), Duration.ofSeconds(2), Duration.ofSeconds(3), 2,
                         200_000)
                 : new HttpBenchmark.Settings(List.of(1, 16, 64), Duration.ofSeconds(5), Duration.ofSeconds(8), 3,
                         5_000_000);
-        HttpBenchmark.Results http = new HttpBenchmark(serviceJar, work, serverUrl, settings).run();
+        HttpBenchmark benchmark = new HttpBenchmark(serviceJar, work, serverUrl, settings);
+        HttpBenchmark.Results http = redisOnly ? benchmark.runRedisOnly() : benchmark.run();
 
         Report report = new Report(jmh, http, settings, started, Instant.now(), quick);
         Files.writeString(out.resolve("benchmark-report.md"), report.markdown());

@@ -61,6 +61,12 @@ final class Report {
         target(md, "e: first executions with " + http.facts().get("e.large.records") + " / "
                 + http.facts().get("e.small.records") + " records", ">= 0.90", ratio("e-large", "e-10k", top),
                 r -> r >= 0.9);
+        target(md, "g/a: first executions with Redis / idempotency off", ">= 0.70", ratio("g", "a", top),
+                r -> r >= 0.7);
+        target(md, "h/c: replays from Redis on a second instance / replays on the first", ">= 1.00",
+                ratio("h", "c", top), r -> r >= 1.0);
+        target(md, "i: other clients' p99 during the storm with Redis / without it", "<= 1.50",
+                p99Ratio("i", "g", top), r -> r <= 1.5);
 
         md.append("\n## HTTP: POST /api/orders\n\n");
         md.append("Each measurement: ").append(settings.warmUp().toSeconds()).append(" s warm-up, then ")
@@ -74,10 +80,12 @@ final class Report {
                     describe(m.scenario()), m.clients(), m.medianThroughput(), m.minThroughput(), m.maxThroughput(),
                     m.medianP50(), m.medianP99(), m.statuses()));
         }
-        md.append("\n| clients | b/a | c/b |\n| --- | --- | --- |\n");
+        md.append("\n| clients | b/a | c/b | g/a: with Redis | g/b: Redis's gain |\n");
+        md.append("| --- | --- | --- | --- | --- |\n");
         for (int clients : settings.clientCounts()) {
-            md.append(String.format(Locale.ROOT, "| %d | %s | %s |%n", clients, format(ratio("b", "a", clients)),
-                    format(ratio("c", "b", clients))));
+            md.append(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s |%n", clients,
+                    format(ratio("b", "a", clients)), format(ratio("c", "b", clients)),
+                    format(ratio("g", "a", clients)), format(ratio("g", "b", clients))));
         }
         md.append("\nUpdates of the record table done in place (HOT) by the end of scenario b: ")
                 .append(http.facts().get("b.hotUpdates")).append(".\n");
@@ -144,6 +152,10 @@ final class Report {
             case "d-storm" -> "d: the storm itself";
             case "e-10k" -> "e: first executions, small table";
             case "e-large" -> "e: first executions, large table";
+            case "g" -> "g: first executions with Redis";
+            case "h" -> "h: replays from Redis, second instance";
+            case "i" -> "i: fresh keys during a storm, with Redis";
+            case "i-storm" -> "i: the storm itself, with Redis";
             default -> scenario;
         };
     }

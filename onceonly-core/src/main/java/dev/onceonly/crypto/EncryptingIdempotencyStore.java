@@ -73,10 +73,18 @@ public final class EncryptingIdempotencyStore extends ForwardingIdempotencyStore
     /** The response is stored encrypted under the active key. */
     @Override
     public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
-        StoredResponse sealed = ResponseEnvelope.seal(completion.response(), scope, keys.activeKeyId(),
-                keys.activeKey(), random);
-        return delegate().complete(scope, token, new Completion(completion.state(), sealed, completion.expiresAt()),
-                now);
+        return delegate().complete(scope, token, sealed(scope, completion), now);
+    }
+
+    /** The response is stored encrypted under the active key, as {@link #complete} stores it. */
+    @Override
+    public Insertion insertFinished(ClaimRequest request, Completion completion, Instant now) {
+        return delegate().insertFinished(request, sealed(request.scope(), completion), now);
+    }
+
+    private Completion sealed(IdempotencyScope scope, Completion completion) {
+        return new Completion(completion.state(), ResponseEnvelope.seal(completion.response(), scope,
+                keys.activeKeyId(), keys.activeKey(), random), completion.expiresAt());
     }
 
     /**

@@ -49,6 +49,16 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
+    public boolean insertsFinished() {
+        return delegate.insertsFinished();
+    }
+
+    @Override
+    public Insertion insertFinished(ClaimRequest request, Completion completion, Instant now) {
+        return delegate.insertFinished(request, completion, now);
+    }
+
+    @Override
     public int purgeExpired(Instant now, int limit) {
         return delegate.purgeExpired(now, limit);
     }

@@ -78,6 +78,41 @@ public interface IdempotencyStore {
     boolean release(IdempotencyScope scope, LeaseToken token, Release release, Instant now);
 
     /**
+     * Whether this store can {@linkplain #insertFinished store a finished outcome in one write}; default
+     * {@code false}, and the engine then always claims first.
+     */
+    default boolean insertsFinished() {
+        return false;
+    }
+
+    /**
+     * Stores the finished outcome of a transactional attempt that ran without a claim, in one write in the
+     * caller's transaction, decided by the unique scope like a claim: for an attempt whose duplicates a shared
+     * cache's marker kept away (see {@link OutcomeCache}), so that its first execution costs one record write
+     * instead of a claim and a completion. The record starts at attempt 1, created at {@code now}, in the
+     * completion's state, expiring at the completion's {@code expiresAt}; it never replaces a record, expired or
+     * not.
+     *
+     * @return {@link Insertion#INSERTED}; {@link Insertion#EXISTS} if the scope has a record (also one another
+     *     transaction committed while this one waited for it); {@link Insertion#LOCKED} if another transaction's
+     *     uncommitted record held it longer than the request's lock wait. Either of the last two leaves nothing
+     *     written: the caller rolls back and claims as usual.
+     * @throws IdempotencyStoreException if the store cannot be reached
+     * @throws UnsupportedOperationException unless {@link #insertsFinished()}
+     */
+    default Insertion insertFinished(ClaimRequest request, Completion completion, Instant now) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not store finished outcomes in one "
+                + "write; the engine claims first with it");
+    }
+
+    /** What {@link #insertFinished} did. */
+    enum Insertion {
+        INSERTED,
+        EXISTS,
+        LOCKED
+    }
+
+    /**
      * Deletes up to {@code limit} records whose {@code expiresAt} is at or before {@code now}, in one short
      * transaction that skips rows other transactions hold. Call it repeatedly to purge more.
      *

@@ -52,6 +52,18 @@ public abstract class JdbcDialect {
     protected abstract String insertIfAbsent(String table);
 
     /**
+     * Inserts a finished record with attempt 1 unless the scope exists, reporting the outcome as a row count as
+     * {@link #insertIfAbsent} does. Parameters: owner, operation, key, fingerprint, state, http_status,
+     * response_headers, response_body, resource_id, created_at, updated_at, expires_at.
+     */
+    protected abstract String insertFinished(String table);
+
+    /** The columns and values of {@link #insertFinished}, after the table's name. */
+    protected static final String FINISHED_VALUES = " (owner, operation, idem_key, fingerprint, state, attempt,"
+            + " http_status, response_headers, response_body, resource_id, created_at, updated_at, expires_at)"
+            + " VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)";
+
+    /**
      * Purges up to a number of expired records, skipping rows other transactions lock. Parameters: now, limit.
      * Either a statement that deletes them and reports a row count, or, for a database that cannot skip locked
      * rows in a {@code DELETE}, a query that locks them and returns their owner, operation and key, which the

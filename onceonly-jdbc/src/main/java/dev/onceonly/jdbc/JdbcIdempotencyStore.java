@@ -81,6 +81,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final String releaseSql;
     private final String purgeSql;
     private final String deleteSql;
+    private final String insertFinishedSql;
 
     private JdbcIdempotencyStore(ConnectionSource connections, JdbcDialect dialect, String table) {
         this.connections = connections;
@@ -94,6 +95,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.releaseSql = dialect.release(table);
         this.purgeSql = dialect.purgeExpired(table);
         this.deleteSql = dialect.delete(table);
+        this.insertFinishedSql = dialect.insertFinished(table);
     }
 
     /**
@@ -264,16 +266,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         StoredResponse response = completion.response();
         return withConnection("complete", scope, false, (connection, joined) -> {
             try (PreparedStatement statement = connection.prepareStatement(completeSql)) {
-                int i = 1;
-                statement.setString(i++, completion.state().name());
-                if (response.hasStatus()) {
-                    statement.setInt(i++, response.status());
-                } else {
-                    statement.setNull(i++, Types.SMALLINT);
-                }
-                setNullableString(statement, i++, HeaderLines.encode(response.headers()));
-                statement.setBytes(i++, response.body());
-                setNullableString(statement, i++, response.resourceId());
+                statement.setString(1, completion.state().name());
+                int i = bindResponse(statement, 2, response);
                 dialect.setInstant(statement, i++, micros(now));
                 dialect.setInstant(statement, i++, micros(completion.expiresAt()));
                 i = bindScope(statement, i, scope);
@@ -281,6 +275,52 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 return statement.executeUpdate() == 1;
             }
         });
+    }
+
+    /** Always, in the caller's transaction; the unique scope decides, waiting at most the request's lock wait. */
+    @Override
+    public boolean insertsFinished() {
+        return true;
+    }
+
+    @Override
+    public Insertion insertFinished(ClaimRequest request, Completion completion, Instant now) {
+        Instant at = micros(now);
+        return withConnection("insert-finished", request.scope(), false, (connection, joined) -> {
+            requireMode(request, joined);
+            try (PreparedStatement statement = connection.prepareStatement(
+                    dialect.boundedWrite(insertFinishedSql, request.lockWait(), true))) {
+                int i = bindScope(statement, 1, request.scope());
+                statement.setBytes(i++, request.fingerprint().digest());
+                statement.setString(i++, completion.state().name());
+                i = bindResponse(statement, i, completion.response());
+                dialect.setInstant(statement, i++, at);
+                dialect.setInstant(statement, i++, at);
+                dialect.setInstant(statement, i, micros(completion.expiresAt()));
+                return changedRows(statement) == 1 ? Insertion.INSERTED : Insertion.EXISTS;
+            } catch (SQLException e) {
+                if (!dialect.isLockNotAvailable(e)) {
+                    throw e;
+                }
+                // The caller's transaction, which the failed statement may have aborted, is the caller's to end.
+                return Insertion.LOCKED;
+            }
+        });
+    }
+
+    /** Binds http_status, response_headers, response_body and resource_id; returns the next index. */
+    private static int bindResponse(PreparedStatement statement, int index, StoredResponse response)
+            throws SQLException {
+        int i = index;
+        if (response.hasStatus()) {
+            statement.setInt(i++, response.status());
+        } else {
+            statement.setNull(i++, Types.SMALLINT);
+        }
+        setNullableString(statement, i++, HeaderLines.encode(response.headers()));
+        statement.setBytes(i++, response.body());
+        setNullableString(statement, i++, response.resourceId());
+        return i;
     }
 
     @Override

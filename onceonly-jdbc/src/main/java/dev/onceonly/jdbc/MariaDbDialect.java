@@ -67,6 +67,11 @@ public final class MariaDbDialect extends JdbcDialect {
     }
 
     @Override
+    protected String insertFinished(String table) {
+        return "INSERT IGNORE INTO " + table + FINISHED_VALUES;
+    }
+
+    @Override
     protected String selectForClaim(String table) {
         return select(table) + " LOCK IN SHARE MODE";
     }

@@ -50,6 +50,11 @@ public final class PostgresDialect extends JdbcDialect {
     }
 
     @Override
+    protected String insertFinished(String table) {
+        return "INSERT INTO " + table + FINISHED_VALUES + " ON CONFLICT (owner, operation, idem_key) DO NOTHING";
+    }
+
+    @Override
     protected String purgeExpired(String table) {
         // By primary key, not ctid: a ctid is unique only within one partition of a partitioned table.
         return "WITH doomed AS (SELECT owner, operation, idem_key FROM " + table

@@ -2,11 +2,35 @@ package dev.onceonly.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyEngineBuilder;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotentResult;
+import dev.onceonly.OutcomeCodec;
+import dev.onceonly.StoredResponse;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
+import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.ForwardingIdempotencyStore;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.RecordState;
 import dev.onceonly.jdbc.PostgresTransactionalModeIT;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.ToLongFunction;
@@ -14,6 +38,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -58,6 +83,67 @@ class RedisFrontedTransactionalModeIT {
         @Override
         protected IdempotencyEngineBuilder configure(IdempotencyEngineBuilder builder) {
             return builder.outcomeCache(cache(SHARED));
+        }
+
+        /** A first execution with Redis writes its record once, with its outcome: no claim, no completion. */
+        @Test
+        void aFirstExecutionWritesItsRecordOnceAtCommit() {
+            CountingStore counting = new CountingStore(store());
+            IdempotencyEngine engine = engineWithRedis(counting, SHARED);
+            String owner = "once-" + UUID.randomUUID();
+
+            IdempotentResult<Long> first = engine.execute(scope(owner), REQUEST, ORDER_ID,
+                    attempt -> insertOrder(owner, 1));
+            IdempotentResult<Long> replay = engineWithRedis(store(), SHARED).execute(scope(owner), REQUEST, ORDER_ID,
+                    attempt -> insertOrder(owner, 2));
+
+            assertThat(counting.calls).containsExactly("insert-finished");
+            assertThat(replay).isEqualTo(new IdempotentResult<>(first.value(), true));
+            assertThat(store().find(scope(owner)).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+            assertThat(committedOrders(owner)).isEqualTo(1);
+        }
+
+        /** Engines with and without Redis racing for one key: the unique scope decides what Redis cannot see. */
+        @Test
+        void writeOnceAndClaimFirstAttemptsRacingForOneKeyMakeOneBusinessRow() throws Exception {
+            for (int round = 0; round < 5; round++) {
+                String owner = "race-" + UUID.randomUUID();
+                List<Callable<IdempotentResult<Long>>> racers = new ArrayList<>();
+                for (int i = 0; i < 16; i++) {
+                    // Half the instances have their own Redis view of nothing (another prefix): they claim first.
+                    IdempotencyEngine engine = i % 2 == 0 ? engineWithRedis(store(), SHARED)
+                            : IdempotencyEngine.builder(store()).transactions(transactions())
+                                    .waitTimeout(Duration.ofSeconds(10)).build();
+                    racers.add(() -> engine.execute(scope(owner), REQUEST, ORDER_ID,
+                            attempt -> insertOrder(owner, 1)));
+                }
+                List<IdempotentResult<Long>> results = race(racers);
+
+                assertThat(committedOrders(owner)).isEqualTo(1);
+                assertThat(results).filteredOn(result -> !result.replayed()).hasSize(1);
+                assertThat(results).extracting(IdempotentResult::value).containsOnly(results.getFirst().value());
+            }
+        }
+
+        /** Redis lost an outcome the database has: the write-once attempt rolls back and replays the record. */
+        @Test
+        void aWriteOnceAttemptThatMeetsARecordRollsItsWorkBackAndReplaysTheRecord() {
+            String owner = "lost-" + UUID.randomUUID();
+            long orderId = IdempotencyEngine.builder(store()).transactions(transactions()).build()
+                    .execute(scope(owner), REQUEST, ORDER_ID, attempt -> insertOrder(owner, 1)).value();
+            CountingStore counting = new CountingStore(store());
+
+            IdempotentResult<Long> result = engineWithRedis(counting, SHARED).execute(scope(owner), REQUEST,
+                    ORDER_ID, attempt -> insertOrder(owner, 2));
+
+            assertThat(result).isEqualTo(new IdempotentResult<>(orderId, true));
+            assertThat(committedOrders(owner)).as("the write-once attempt's order rolled back").isEqualTo(1);
+            assertThat(counting.calls).containsExactly("insert-finished", "claim");
+        }
+
+        private IdempotencyEngine engineWithRedis(IdempotencyStore store, LettuceConnectionFactory redis) {
+            return IdempotencyEngine.builder(store).transactions(transactions()).waitTimeout(Duration.ofSeconds(10))
+                    .outcomeCache(cache(redis)).build();
         }
 
         @AfterEach
@@ -110,6 +196,63 @@ class RedisFrontedTransactionalModeIT {
             return RedisServerProcess.freePort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static final Fingerprint REQUEST = Fingerprint.builder().rawBody("order".getBytes(StandardCharsets.UTF_8))
+            .build();
+    private static final OutcomeCodec<Long> ORDER_ID = OutcomeCodec.of(
+            id -> StoredResponse.of(201, id.toString().getBytes(StandardCharsets.UTF_8)),
+            stored -> Long.parseLong(stored.bodyAsString()));
+
+    /** One key per owner: each test's scope. */
+    private static IdempotencyScope scope(String owner) {
+        return new IdempotencyScope(owner, "create-order", IdempotencyKey.of("key-of-" + owner));
+    }
+
+    private static <T> List<T> race(List<Callable<T>> racers) throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        try (ExecutorService threads = Executors.newFixedThreadPool(racers.size())) {
+            List<Future<T>> futures = new ArrayList<>();
+            for (Callable<T> racer : racers) {
+                futures.add(threads.submit(() -> {
+                    start.await();
+                    return racer.call();
+                }));
+            }
+            start.countDown();
+            List<T> results = new ArrayList<>();
+            for (Future<T> future : futures) {
+                results.add(future.get(60, TimeUnit.SECONDS));
+            }
+            return results;
+        }
+    }
+
+    /** Names the store calls that write or claim, in order. */
+    private static final class CountingStore extends ForwardingIdempotencyStore {
+        final List<String> calls = new CopyOnWriteArrayList<>();
+
+        CountingStore(IdempotencyStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public ClaimResult claim(ClaimRequest request, Instant now) {
+            calls.add("claim");
+            return super.claim(request, now);
+        }
+
+        @Override
+        public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
+            calls.add("complete");
+            return super.complete(scope, token, completion, now);
+        }
+
+        @Override
+        public Insertion insertFinished(ClaimRequest request, Completion completion, Instant now) {
+            calls.add("insert-finished");
+            return super.insertFinished(request, completion, now);
         }
     }
 }

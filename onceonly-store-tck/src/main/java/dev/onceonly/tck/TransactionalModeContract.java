@@ -21,11 +21,16 @@ import dev.onceonly.TransactionRollbackException;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.inbox.Delivery;
 import dev.onceonly.inbox.Inbox;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
+import dev.onceonly.spi.Completion;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.RecordState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -490,6 +495,91 @@ public abstract class TransactionalModeContract {
                 new IdempotencyKey(eventId))).orElseThrow();
         assertThat(record.response()).isNotNull();
         assertThat(record.response().hasStatus()).isFalse();
+    }
+
+    @Test
+    void aFinishedOutcomeInsertedInOneWriteCommitsWithTheBusinessRowAndIsFoundWhole() {
+        IdempotencyScope scope = newScope();
+        if (!store.insertsFinished()) {
+            assertThatThrownBy(() -> store.insertFinished(finishedClaim(scope, Duration.ZERO), finished(7),
+                    Instant.now())).isInstanceOf(UnsupportedOperationException.class);
+            return;
+        }
+        Instant now = Instant.now();
+
+        IdempotencyStore.Insertion insertion = transactions().inTransaction(() -> {
+            insertOrder(7);
+            return store.insertFinished(finishedClaim(scope, Duration.ofSeconds(1)), finished(7), now);
+        });
+
+        assertThat(insertion).isEqualTo(IdempotencyStore.Insertion.INSERTED);
+        assertThat(committedOrders(owner)).isEqualTo(1);
+        IdempotencyRecord record = store.find(scope).orElseThrow();
+        assertThat(record.state()).isEqualTo(RecordState.SUCCEEDED);
+        assertThat(record.attempt()).isEqualTo(1);
+        assertThat(record.response()).isEqualTo(finished(7).response());
+        assertThat(record.fingerprint().matches(order(7))).isTrue();
+        assertThat(record.createdAt()).isEqualTo(now.truncatedTo(ChronoUnit.MICROS));
+    }
+
+    @Test
+    void aFinishedOutcomeIsNeverInsertedOverARecordOfTheScope() {
+        IdempotencyScope scope = newScope();
+        if (!store.insertsFinished()) {
+            return; // the first test of this pair checks that such a store refuses
+        }
+        long orderId = engine(Duration.ZERO).execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)).value();
+
+        IdempotencyStore.Insertion insertion = transactions().inTransaction(() -> store.insertFinished(
+                finishedClaim(scope, Duration.ofSeconds(1)), finished(99), Instant.now()));
+
+        assertThat(insertion).isEqualTo(IdempotencyStore.Insertion.EXISTS);
+        assertThat(store.find(scope).orElseThrow().response()).isEqualTo(ORDER_ID.encode(orderId));
+    }
+
+    @Test
+    void aFinishedOutcomeMeetingAnUncommittedClaimWaitsAtMostTheLockWait() throws Exception {
+        IdempotencyScope scope = newScope();
+        if (!store.insertsFinished()) {
+            return; // the first test of this group checks that such a store refuses
+        }
+        CountDownLatch claimed = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        try (ExecutorService threads = Executors.newSingleThreadExecutor()) {
+            // A claim of the store's own, uncommitted: what an instance without the shared cache holds.
+            Future<?> holder = threads.submit(() -> transactions().inTransaction(() -> {
+                Instant now = Instant.now();
+                assertThat(store.claim(finishedClaim(scope, Duration.ZERO), now))
+                        .isInstanceOf(ClaimResult.Claimed.class);
+                claimed.countDown();
+                awaitOrFail(finish);
+                return null;
+            }));
+            awaitOrFail(claimed);
+
+            IdempotencyStore.Insertion insertion;
+            try {
+                insertion = transactions().inTransaction(() -> store.insertFinished(
+                        finishedClaim(scope, Duration.ofMillis(200)), finished(2), Instant.now()));
+            } catch (TransactionRollbackException lockedAndRolledBack) {
+                insertion = IdempotencyStore.Insertion.LOCKED;
+            }
+            finish.countDown();
+            holder.get(10, TimeUnit.SECONDS);
+
+            assertThat(insertion).isEqualTo(IdempotencyStore.Insertion.LOCKED);
+            assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.PROCESSING);
+        }
+    }
+
+    private ClaimRequest finishedClaim(IdempotencyScope scope, Duration lockWait) {
+        Instant now = Instant.now();
+        return new ClaimRequest(scope, Fingerprint.ofDigest(order(7).digest()), now, now.plus(Duration.ofDays(1)),
+                lockWait, true);
+    }
+
+    private static Completion finished(long orderId) {
+        return new Completion(RecordState.SUCCEEDED, ORDER_ID.encode(orderId), Instant.now().plus(Duration.ofDays(1)));
     }
 
     private static void awaitOrFail(CountDownLatch latch) {

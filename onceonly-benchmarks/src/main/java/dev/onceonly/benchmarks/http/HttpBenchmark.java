@@ -22,8 +22,13 @@ import org.slf4j.LoggerFactory;
  *   <li>(c) replays of keys that already have an outcome;</li>
  *   <li>(d) a duplicate storm, 200 clients on one key (a new key every 250 ms, so there is always a first
  *       execution in flight), while other clients send fresh keys;</li>
- *   <li>(e) first executions with 10,000 and then 5,000,000 records in the table.</li>
+ *   <li>(e) first executions with 10,000 and then 5,000,000 records in the table;</li>
+ *   <li>(g) first executions with the Redis fast layer (the shared Redis on 127.0.0.1:6379);</li>
+ *   <li>(h) replays of another instance's outcomes, on an instance that never saw them and keeps none in its
+ *       memory: answered from Redis;</li>
+ *   <li>(i) the storm of (d), with Redis.</li>
  * </ul>
+ * (b) to (e) run without Redis ({@code onceonly.redis.enabled=false}), so that (g) to (i) show what it adds.
  */
 public final class HttpBenchmark {
 
@@ -33,6 +38,8 @@ public final class HttpBenchmark {
             "alice:alice-pass".getBytes(StandardCharsets.UTF_8));
     private static final int STORM_CLIENTS = 200;
     private static final int REPLAY_KEYS = 2_000;
+    /** The database alone decides. */
+    private static final List<String> WITHOUT_REDIS = List.of("onceonly.redis.enabled=false");
 
     /**
      * @param clientCounts the numbers of concurrent clients of (a) to (c)
@@ -67,12 +74,8 @@ public final class HttpBenchmark {
     public Results run() throws Exception {
         facts.put("postgresql", database.serverVersion());
         database.recreate();
-        try (ServiceProcess plain = start(false, "a")) {
-            for (int clients : settings.clientCounts()) {
-                measure("a", plain, clients, HttpBenchmark::freshKey);
-            }
-        }
-        try (ServiceProcess idempotent = start(true, "b-d")) {
+        measureBaseline();
+        try (ServiceProcess idempotent = start(true, "b-d", WITHOUT_REDIS)) {
             for (int clients : settings.clientCounts()) {
                 measure("b", idempotent, clients, HttpBenchmark::freshKey);
             }
@@ -82,16 +85,57 @@ public final class HttpBenchmark {
                 measure("c", idempotent, clients, service -> order(service,
                         keys.get(ThreadLocalRandom.current().nextInt(keys.size()))));
             }
-            int others = settings.clientCounts().getLast();
-            measureStorm(idempotent, others);
+            measureStorm("d", idempotent, settings.clientCounts().getLast());
         }
+        measureRedis();
         measureTableSize();
         return new Results(List.copyOf(measurements), facts);
     }
 
-    private ServiceProcess start(boolean idempotency, String label) throws Exception {
-        return startWarm(driver, serviceJar, database, idempotency, List.of("onceonly.cleanup.enabled=false"),
-                workDir.resolve("service-" + label + ".log"), settings.warmUp().multipliedBy(3));
+    /** The baseline and the Redis scenarios alone, (a), (g), (h) and (i): for a quick look at the fast layer. */
+    public Results runRedisOnly() throws Exception {
+        facts.put("postgresql", database.serverVersion());
+        database.recreate();
+        measureBaseline();
+        measureRedis();
+        return new Results(List.copyOf(measurements), facts);
+    }
+
+    private void measureBaseline() throws Exception {
+        try (ServiceProcess plain = start(false, "a", WITHOUT_REDIS)) {
+            for (int clients : settings.clientCounts()) {
+                measure("a", plain, clients, HttpBenchmark::freshKey);
+            }
+        }
+    }
+
+    /**
+     * Two instances in front of one Redis, under keys of this run's own that expire soon: the first runs (g) and
+     * the storm, the second replays the first's outcomes with its memory cache off, so Redis answers every replay.
+     */
+    private void measureRedis() throws Exception {
+        String prefix = "onceonly.redis.prefix=bench-" + UUID.randomUUID();
+        List<String> redis = List.of(prefix, "onceonly.redis.max-time-to-live=5m");
+        try (ServiceProcess first = start(true, "g-i", redis);
+                ServiceProcess second = start(true, "h", List.of(prefix, "onceonly.redis.max-time-to-live=5m",
+                        "onceonly.replay-cache.time-to-live=0s"))) {
+            for (int clients : settings.clientCounts()) {
+                measure("g", first, clients, HttpBenchmark::freshKey);
+            }
+            List<String> keys = createOrders(first, REPLAY_KEYS);
+            for (int clients : settings.clientCounts()) {
+                measure("h", second, clients, service -> order(service,
+                        keys.get(ThreadLocalRandom.current().nextInt(keys.size()))));
+            }
+            measureStorm("i", first, settings.clientCounts().getLast());
+        }
+    }
+
+    private ServiceProcess start(boolean idempotency, String label, List<String> properties) throws Exception {
+        List<String> all = new ArrayList<>(properties);
+        all.add("onceonly.cleanup.enabled=false");
+        return startWarm(driver, serviceJar, database, idempotency, all, workDir.resolve("service-" + label + ".log"),
+                settings.warmUp().multipliedBy(3));
     }
 
     /** Starts the service and warms its JIT up with first executions before anything is measured. */
@@ -156,32 +200,33 @@ public final class HttpBenchmark {
         return keys;
     }
 
-    private void measureStorm(ServiceProcess service, int others) throws Exception {
+    private void measureStorm(String scenario, ServiceProcess service, int others) throws Exception {
         long start = System.nanoTime();
         String prefix = UUID.randomUUID().toString();
         LoadDriver.Group storm = new LoadDriver.Group("storm", STORM_CLIENTS, client -> order(service,
                 prefix + "-" + (System.nanoTime() - start) / 250_000_000L));
-        LoadDriver.Group fresh = new LoadDriver.Group("d", others, client -> freshKey(service));
-        log.info("Scenario d: {} storm clients on one key, {} clients with fresh keys", STORM_CLIENTS, others);
+        LoadDriver.Group fresh = new LoadDriver.Group(scenario, others, client -> freshKey(service));
+        log.info("Scenario {}: {} storm clients on one key, {} clients with fresh keys", scenario, STORM_CLIENTS,
+                others);
         driver.run(settings.warmUp(), List.of(storm, fresh));
         List<Measurement.Round> freshRounds = new ArrayList<>();
         List<Measurement.Round> stormRounds = new ArrayList<>();
         for (int round = 1; round <= settings.rounds(); round++) {
             List<LoadDriver.GroupResult> results = driver.run(settings.round(), List.of(storm, fresh));
-            log.info("Scenario d, round {}: others {} req/s p99 {} ms; storm {} req/s, statuses {}", round,
-                    Math.round(results.get(1).throughput()), results.get(1).p99Millis(),
+            log.info("Scenario {}, round {}: others {} req/s p99 {} ms; storm {} req/s, statuses {}", scenario,
+                    round, Math.round(results.get(1).throughput()), results.get(1).p99Millis(),
                     Math.round(results.get(0).throughput()), results.get(0).statuses());
             stormRounds.add(Measurement.round(results.get(0)));
             freshRounds.add(Measurement.round(results.get(1)));
         }
-        measurements.add(new Measurement("d", others, freshRounds));
-        measurements.add(new Measurement("d-storm", STORM_CLIENTS, stormRounds));
+        measurements.add(new Measurement(scenario, others, freshRounds));
+        measurements.add(new Measurement(scenario + "-storm", STORM_CLIENTS, stormRounds));
     }
 
     private void measureTableSize() throws Exception {
         int clients = settings.clientCounts().getLast();
         database.recreate();
-        try (ServiceProcess service = start(true, "e")) {
+        try (ServiceProcess service = start(true, "e", WITHOUT_REDIS)) {
             // The warm-up wrote records of its own; start the small table from nothing.
             database.truncate();
             database.seedRecords(10_000);

@@ -35,6 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
  * the Idempotency-Key filter would (owner from the same resolver, key parsed by the same format from the same
  * header, refused with the same problems) under an operation of its own, {@value PayOrderOperation#NAME}.
  */
+@RunsWithOnceOnly
 @Component
 class AsyncPayments {
 

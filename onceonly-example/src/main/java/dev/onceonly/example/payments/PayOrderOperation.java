@@ -9,6 +9,7 @@ import org.springframework.stereotype.Component;
  * The asynchronous payment of an order ({@code Prefer: respond-async}): a worker runs {@link PaymentService#pay}
  * for each accepted request, again after a crash or a 503, until it has a final answer.
  */
+@RunsWithOnceOnly
 @Component
 class PayOrderOperation implements AsynchronousOperation<PayOrderOperation.Payload> {
 

@@ -40,6 +40,7 @@ import org.springframework.web.bind.annotation.RestController;
  * declined, 409 for an order that another payment binds or that does not await payment, 503 while the provider
  * does not answer.
  */
+@RunsWithOnceOnly
 @RestController
 class PaymentController {
 

@@ -43,6 +43,7 @@ import tools.jackson.databind.json.JsonMapper;
  *       that leaves the payment for a later attempt.</li>
  * </ol>
  */
+@RunsWithOnceOnly
 @Service
 public class PaymentService {
 

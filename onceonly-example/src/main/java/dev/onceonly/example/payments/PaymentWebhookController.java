@@ -30,6 +30,7 @@ import org.springframework.web.bind.annotation.RestController;
  * when it is malformed), and only then is the body read (400 problem when it is no payment event). Every event
  * that is read gets a 2xx receipt, the first one again on redelivery, with {@code Idempotent-Replayed: true}.
  */
+@RunsWithOnceOnly
 @RestController
 class PaymentWebhookController {
 

@@ -22,6 +22,7 @@ import tools.jackson.databind.json.JsonMapper;
  * The claim of the event id, the order's change, its history and outbox rows and the stored receipt commit in
  * one transaction, so a delivery that fails midway leaves nothing behind and the provider's next try runs anew.
  */
+@RunsWithOnceOnly
 @Component
 class PaymentWebhooks {
 

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -25,11 +26,15 @@ import tools.jackson.databind.json.JsonMapper;
 @Component
 public final class Problems {
 
+    private static final URI DEFAULT_TYPE_BASE = URI.create("https://onceonly.dev/problems/");
+
     private final URI typeBase;
     private final JsonMapper json;
 
-    public Problems(OnceOnlyProperties properties, JsonMapper json) {
-        this.typeBase = properties.http().problemTypeBase();
+    /** OnceOnly's problem type base when it runs; its default otherwise (a run with {@code onceonly.enabled=false}). */
+    public Problems(ObjectProvider<OnceOnlyProperties> properties, JsonMapper json) {
+        OnceOnlyProperties onceOnly = properties.getIfAvailable();
+        this.typeBase = onceOnly != null ? onceOnly.http().problemTypeBase() : DEFAULT_TYPE_BASE;
         // ProblemDetail's properties as top-level members, as Spring MVC writes them.
         this.json = json.rebuild().addMixIn(ProblemDetail.class, ProblemDetailJacksonMixin.class).build();
     }

@@ -24,6 +24,7 @@ final class TimedIdempotencyStore implements IdempotencyStore {
     private final Timer complete;
     private final Timer release;
     private final Timer purge;
+    private final Timer insertFinished;
 
     TimedIdempotencyStore(IdempotencyStore delegate, MeterRegistry registry) {
         this.delegate = delegate;
@@ -34,6 +35,7 @@ final class TimedIdempotencyStore implements IdempotencyStore {
         this.complete = timer(registry, "complete", store);
         this.release = timer(registry, "release", store);
         this.purge = timer(registry, "purge", store);
+        this.insertFinished = timer(registry, "insert-finished", store);
     }
 
     private static Timer timer(MeterRegistry registry, String operation, String store) {
@@ -68,6 +70,16 @@ final class TimedIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean release(IdempotencyScope scope, LeaseToken token, Release release, Instant now) {
         return time(this.release, () -> delegate.release(scope, token, release, now));
+    }
+
+    @Override
+    public boolean insertsFinished() {
+        return delegate.insertsFinished();
+    }
+
+    @Override
+    public Insertion insertFinished(ClaimRequest request, Completion completion, Instant now) {
+        return time(insertFinished, () -> delegate.insertFinished(request, completion, now));
     }
 
     @Override
