@@ -2,6 +2,8 @@
 # Runs the reference service on http://localhost:8080 (with its own embedded PostgreSQL) and, beside it, the
 # simulated payment provider on http://localhost:8090, each in a process of its own; the provider sends its
 # signed webhooks to the service. Ctrl-C stops both. Arguments go to the service (e.g. --server.port=8081).
+# Redis: the local one on 6379 if it answers; else a redis-server of the demo's own (without persistence) if the
+# binary is installed; else none, and the service runs on the database alone. It says which.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -23,5 +25,22 @@ provider=$!
 trap 'kill "$provider" 2>/dev/null || true' EXIT
 echo "Payment provider starting on http://localhost:8090 (log: onceonly-payment-provider/target/provider.log)"
 
+redis=()
+if (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
+    echo "Redis: using the local one on 127.0.0.1:6379"
+elif command -v redis-server >/dev/null 2>&1; then
+    redis_port=$(( 20000 + RANDOM % 20000 ))
+    redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
+        >onceonly-example/target/redis.log 2>&1 &
+    redis_pid=$!
+    trap 'kill "$provider" "$redis_pid" 2>/dev/null || true' EXIT
+    redis=(--spring.data.redis.port="$redis_port")
+    echo "Redis: started the demo's own on 127.0.0.1:$redis_port (no persistence; log: onceonly-example/target/redis.log)"
+else
+    redis=(--onceonly.redis.enabled=false)
+    echo "Redis: none found (install redis-server for the fast layer and the checkout page's form tokens);"
+    echo "       the service runs on the database alone"
+fi
+
 "$java" -jar onceonly-example/target/onceonly-example.jar \
-    --example.payments.webhook-secret="$secret" "$@"
+    --example.payments.webhook-secret="$secret" "${redis[@]}" "$@"

@@ -93,6 +93,8 @@ public final class RedisOutcomeCache implements OutcomeCache {
         redis.setConnectionFactory(builder.connectionFactory);
         redis.setKeySerializer(RedisSerializer.string());
         redis.setValueSerializer(RedisSerializer.byteArray());
+        // Every request calls Redis: no proxy around the connection for each call (the scripts close nothing).
+        redis.setExposeConnection(true);
         redis.afterPropertiesSet();
         this.prefix = builder.prefix;
         this.markerTtl = builder.markerTtl;

@@ -92,11 +92,19 @@ public final class HttpBenchmark {
         return new Results(List.copyOf(measurements), facts);
     }
 
-    /** The baseline and the Redis scenarios alone, (a), (g), (h) and (i): for a quick look at the fast layer. */
+    /**
+     * The baseline, first executions without Redis and the Redis scenarios, (a), (b), (g), (h) and (i): for a
+     * quick look at the fast layer.
+     */
     public Results runRedisOnly() throws Exception {
         facts.put("postgresql", database.serverVersion());
         database.recreate();
         measureBaseline();
+        try (ServiceProcess idempotent = start(true, "b", WITHOUT_REDIS)) {
+            for (int clients : settings.clientCounts()) {
+                measure("b", idempotent, clients, HttpBenchmark::freshKey);
+            }
+        }
         measureRedis();
         return new Results(List.copyOf(measurements), facts);
     }
