@@ -104,7 +104,7 @@ public final class IdempotencyEngine {
                 settings.retryAfter);
         this.attempts = switch (mode) {
             case TRANSACTIONAL -> new TransactionalAttempts(Objects.requireNonNull(runner), store, settings.clock,
-                    records, settings.outcomePolicy);
+                    records, settings.outcomePolicy, settings.writeOnce);
             case JOINED -> new JoinedAttempts(Objects.requireNonNull(runner), store, settings.clock, records,
                     settings.outcomePolicy, settings.retryAfter);
             case LEASED, AUTO -> leased;
@@ -284,7 +284,9 @@ public final class IdempotencyEngine {
 
     /**
      * Asks the shared cache first: a finished outcome is replayed and an attempt running on another instance waited
-     * for, both without the store; otherwise the attempt goes to the store, marked as running while it does.
+     * for, both without the store (a duplicate still marked as running when its wait is over asks the store once,
+     * which refuses it only if the attempt really runs; with write-once, whose attempts have no record while they
+     * run, the marker alone refuses it); otherwise the attempt goes to the store, marked as running while it does.
      */
     private <T, X extends Exception> IdempotentResult<T> attemptPastSharedCache(OutcomeCache shared,
             IdempotencyScope scope, Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
@@ -292,16 +294,29 @@ public final class IdempotencyEngine {
         while (true) {
             switch (shared.enter(scope, fingerprint)) {
                 case OutcomeCache.Finished finished -> {
-                    return records.sharedReplay(scope, fingerprint, finished.outcome(), codec);
+                    IdempotentResult<T> replay = records.sharedReplay(scope, fingerprint, finished.outcome(), codec);
+                    if (replay != null) {
+                        return replay;
+                    }
+                    return attemptUntilDone(scope, fingerprint, codec, work, deadline);
                 }
                 case OutcomeCache.Running running -> {
                     if (!fingerprint.matches(running.fingerprint())) {
                         throw IdempotencyKeyReusedException.of(scope);
                     }
                     if (!pauseBeforePolling(deadline)) {
-                        log.debug("Request in progress on another instance: operation={} key={}", scope.operation(),
-                                scope.key());
-                        throw RequestInProgressException.of(scope, settings.retryAfter);
+                        if (settings.writeOnce) {
+                            // The attempt may be one that writes once: it has no record yet, so only its marker
+                            // tells that it runs.
+                            log.debug("Request in progress on another instance: operation={} key={}",
+                                    scope.operation(), scope.key());
+                            throw RequestInProgressException.of(scope, settings.retryAfter);
+                        }
+                        // A marker can outlive its attempt (its process died, Redis failed between the commit
+                        // and the remembering): before a duplicate is refused, the store decides, once.
+                        log.debug("Marked as running elsewhere all through the wait, asking the store: operation={} "
+                                + "key={}", scope.operation(), scope.key());
+                        return attemptUntilDone(scope, fingerprint, codec, work, deadline);
                     }
                 }
                 case OutcomeCache.Entered entered -> {

@@ -44,6 +44,7 @@ public final class IdempotencyEngineBuilder implements Cloneable {
     long replayCacheMaxBytes = IdempotencyDefaults.REPLAY_CACHE_MAX_BYTES;
     @Nullable ReplayCache sharedReplays;
     @Nullable OutcomeCache outcomeCache;
+    boolean writeOnce;
     @Nullable ConcurrentMap<IdempotencyScope, CountDownLatch> sharedInFlight;
     KeyStorage keyStorage = KeyStorage.raw();
     RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
@@ -154,6 +155,21 @@ public final class IdempotencyEngineBuilder implements Cloneable {
      */
     public IdempotencyEngineBuilder outcomeCache(OutcomeCache outcomeCache) {
         this.outcomeCache = Objects.requireNonNull(outcomeCache, "outcomeCache");
+        return this;
+    }
+
+    /**
+     * Whether a transactional first execution whose duplicates the {@linkplain #outcomeCache shared cache's} marker
+     * holds off skips the claim: its work runs first and its record is written once, with its outcome, before the
+     * commit (one statement instead of a claim and a completion); the unique scope still decides a race the cache
+     * missed, and the attempt that loses it rolls its work back and replays the winner. Only for operations whose
+     * work has no effect outside the store's transaction (no call to another system, no message, no Redis write):
+     * the losing attempt's work runs before it loses, where a claim would have stopped it. Duplicates then trust the
+     * marker to the end of their wait (an attempt that writes once has no record while it runs), so a marker that
+     * outlived its attempt refuses them until it expires. Default {@code false}.
+     */
+    public IdempotencyEngineBuilder writeOnce(boolean writeOnce) {
+        this.writeOnce = writeOnce;
         return this;
     }
 

@@ -4,6 +4,7 @@ import dev.onceonly.OutcomePolicy.Decision;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
 import dev.onceonly.spi.Release;
@@ -47,8 +48,7 @@ record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock cl
         ClaimRequest request = records.claimRequest(scope, fingerprint, now, lockWait, true);
         return switch (store.claim(request, now)) {
             case ClaimResult.Claimed claimed -> run(scope, fingerprint, claimed, request.expiresAt(), codec, work);
-            case ClaimResult.Duplicate duplicate -> records.replayOrWait(scope, fingerprint, duplicate.record(),
-                    codec);
+            case ClaimResult.Duplicate duplicate -> replay(scope, fingerprint, duplicate.record(), codec);
             case ClaimResult.Locked ignored -> {
                 // The caller's transaction cannot try again (PostgreSQL aborted it), only roll back; its caller (a
                 // listener container) redelivers. On MariaDB it could go on: it must not commit either.
@@ -56,6 +56,24 @@ record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock cl
                 throw RequestInProgressException.of(scope, retryAfter);
             }
         };
+    }
+
+    /**
+     * The record may be one this very transaction wrote (a batch that holds a message twice) and may still roll
+     * back: its outcome is remembered only once the transaction committed.
+     */
+    private <T> @Nullable IdempotentResult<T> replay(IdempotencyScope scope, Fingerprint fingerprint,
+            IdempotencyRecord record, OutcomeCodec<T> codec) {
+        IdempotentResult<T> replay = records.replayOrWait(scope, fingerprint, record, codec, false);
+        StoredResponse response = record.response();
+        if (replay != null && response != null) {
+            runner.afterCompletion(committed -> {
+                if (committed) {
+                    records.remember(scope, record.fingerprint(), response, record.expiresAt());
+                }
+            });
+        }
+        return replay;
     }
 
     private <T, X extends Exception> IdempotentResult<T> run(IdempotencyScope scope, Fingerprint fingerprint,

@@ -106,9 +106,17 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
         markers.computeIfPresent(scope, (ignored, held) -> new HeldMarker(held.marker(), false));
     }
 
-    /** The outcome the shared cache found, which this process then remembers too. */
-    <T> IdempotentResult<T> sharedReplay(IdempotencyScope scope, Fingerprint fingerprint, CachedOutcome outcome,
-            OutcomeCodec<T> codec) {
+    /**
+     * The outcome the shared cache found, which this process then remembers too; {@code null} for one another
+     * instance encrypted and this one cannot read, which the store then answers.
+     */
+    <T> @Nullable IdempotentResult<T> sharedReplay(IdempotencyScope scope, Fingerprint fingerprint,
+            CachedOutcome outcome, OutcomeCodec<T> codec) {
+        if (outcome.response().headers().containsKey(EncryptingIdempotencyStore.ENCRYPTED_HEADER)) {
+            log.debug("Encrypted outcome in the shared cache, asking the store: operation={} key={}",
+                    scope.operation(), scope.key());
+            return null;
+        }
         IdempotentResult<T> replay = replayCached(scope, fingerprint, outcome, codec, "the shared cache");
         if (replays != null) {
             replays.remember(scope, outcome);
@@ -145,9 +153,20 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
         }
     }
 
-    /** Returns {@code null} if the record is still running. */
+    /** Returns {@code null} if the record is still running. The record is committed: its outcome is remembered. */
     <T> @Nullable IdempotentResult<T> replayOrWait(IdempotencyScope scope, Fingerprint fingerprint,
             IdempotencyRecord record, OutcomeCodec<T> codec) {
+        return replayOrWait(scope, fingerprint, record, codec, true);
+    }
+
+    /**
+     * Returns {@code null} if the record is still running.
+     *
+     * @param durable whether the record is committed, so that its outcome may be remembered: not one that the
+     *     caller's own transaction wrote and may still roll back
+     */
+    <T> @Nullable IdempotentResult<T> replayOrWait(IdempotencyScope scope, Fingerprint fingerprint,
+            IdempotencyRecord record, OutcomeCodec<T> codec, boolean durable) {
         if (!fingerprint.matches(record.fingerprint())) {
             log.debug("Key reused with another request: operation={} key={}", scope.operation(), scope.key());
             throw IdempotencyKeyReusedException.of(scope);
@@ -163,7 +182,9 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
         }
         log.debug("Replayed: operation={} key={} attempt={} state={}", scope.operation(), scope.key(),
                 record.attempt(), record.state());
-        remember(scope, record.fingerprint(), response, record.expiresAt());
+        if (durable) {
+            remember(scope, record.fingerprint(), response, record.expiresAt());
+        }
         return new IdempotentResult<>(codec.decode(response), true);
     }
 }

@@ -17,13 +17,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The engine's transactional mode: claim, work and completion run in one transaction of the {@link
- * TransactionRunner}, so they commit or roll back together. An attempt that holds the shared cache's marker skips
- * the claim: its work runs first and its record is written once, with the outcome, before the commit; the unique
+ * TransactionRunner}, so they commit or roll back together. With {@code writeOnce}, an attempt that holds the shared
+ * cache's marker skips the claim: its work runs first and its record is written once, with the outcome, before the commit; the unique
  * scope still decides a race the cache missed, and an attempt that meets a record rolls back and claims first.
  * Immutable and thread-safe.
  */
 record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, Clock clock,
-        Records records, OutcomePolicy outcomePolicy) implements Attempts {
+        Records records, OutcomePolicy outcomePolicy, boolean writeOnce) implements Attempts {
 
     /** The engine's category, which users configure. */
     private static final Logger log = LoggerFactory.getLogger(IdempotencyEngine.class);
@@ -31,7 +31,7 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
     @Override
     public <T, X extends Exception> @Nullable IdempotentResult<T> attempt(IdempotencyScope scope,
             Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work, Duration lockWait) throws X {
-        boolean writeOnce = store.insertsFinished() && records.writesOnce(scope);
+        boolean once = writeOnce && store.insertsFinished() && records.writesOnce(scope);
         AtomicReference<@Nullable Object> rejection = new AtomicReference<>();
         AtomicReference<@Nullable Completion> stored = new AtomicReference<>();
         AtomicReference<@Nullable OutcomeUnknownException> unknown = new AtomicReference<>();
@@ -43,7 +43,7 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
                 unknown.set(null);
                 Instant now = clock.instant();
                 ClaimRequest request = records.claimRequest(scope, fingerprint, now, lockWait, true);
-                if (writeOnce) {
+                if (once) {
                     // The shared cache's marker holds duplicates off: the work runs first, and its record is
                     // written once, with its outcome, where the unique scope still decides a race the cache missed.
                     LeaseToken token = new LeaseToken(1, now.truncatedTo(ChronoUnit.MICROS));
@@ -75,9 +75,12 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
             log.debug("Record met by a write-once attempt, claiming first: operation={} key={}", scope.operation(),
                     scope.key());
             records.claimFirst(scope);
+            rethrowUnknown(unknown.get());
             return attempt(scope, fingerprint, codec, work, lockWait);
         } catch (ClaimContended contended) {
             records.claimFirst(scope);
+            // Work whose outcome is unknown may still take effect: never run it again, nor answer as if it had not.
+            rethrowUnknown(unknown.get());
             return null;
         } catch (RollbackWithResult rolledBack) {
             @SuppressWarnings("unchecked")
@@ -109,6 +112,12 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
             @SuppressWarnings("unchecked")
             T value = (T) rejection.get();
             return new IdempotentResult<>(value, false);
+        }
+    }
+
+    private static void rethrowUnknown(@Nullable OutcomeUnknownException unknown) {
+        if (unknown != null) {
+            throw unknown;
         }
     }
 

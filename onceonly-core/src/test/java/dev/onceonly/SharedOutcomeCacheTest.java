@@ -6,6 +6,7 @@ import static dev.onceonly.TestRequests.withStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.onceonly.crypto.EncryptingIdempotencyStore;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.CachedOutcome;
 import dev.onceonly.spi.ClaimRequest;
@@ -13,8 +14,10 @@ import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.ForwardingIdempotencyStore;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.OutcomeCache;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -70,15 +73,36 @@ class SharedOutcomeCacheTest {
     }
 
     @Test
-    void aDuplicateOfAnAttemptRunningOnAnotherInstanceWaitsThenIsToldInProgressWithoutTheStore() {
+    void aDuplicateOfAnAttemptRunningOnAnotherInstanceWaitsAndIsRefusedOnlyOnceTheStoreConfirmsIt() {
+        // The other instance's attempt: its marker in the cache, its leased claim in the store.
         shared.markers.put(scope, new Held("elsewhere", request("a")));
+        Instant now = Instant.now();
+        memory.claim(new ClaimRequest(scope, request("a"), now.plusSeconds(30), now.plusSeconds(3600), Duration.ZERO,
+                false), now);
 
         assertThatThrownBy(() -> instance().execute(scope, request("a"), TEXT, attempt -> order("dup")))
                 .isInstanceOf(RequestInProgressException.class);
+        assertThat(storeCalls).as("one claim, once the wait was over").hasValue(1);
         assertThatThrownBy(() -> instance().execute(scope, request("b"), TEXT, attempt -> order("other")))
                 .isInstanceOf(IdempotencyKeyReusedException.class);
         assertThat(executions).hasValue(0);
-        assertThat(storeCalls).hasValue(0);
+        assertThat(storeCalls).as("a reused key is refused from the marker alone").hasValue(1);
+    }
+
+    @Test
+    void aMarkerThatOutlivedItsAttemptDelaysADuplicateButNeverRefusesIt() {
+        // Redis failed between the commit and the remembering: the outcome is durable, the marker still there.
+        IdempotencyEngine.builder(store).build().execute(scope, request("a"), TEXT, attempt -> order("created"));
+        shared.markers.put(scope, new Held("ended long ago", request("a")));
+        IdempotencyScope crashed = new IdempotencyScope("alice", "create-order",
+                IdempotencyKey.of(UUID.randomUUID().toString()));
+        shared.markers.put(crashed, new Held("died before its commit", request("a")));
+
+        assertThat(instance().execute(scope, request("a"), TEXT, attempt -> order("again")))
+                .isEqualTo(new IdempotentResult<>("created", true));
+        assertThat(instance().execute(crashed, request("a"), TEXT, attempt -> order("ran")))
+                .isEqualTo(new IdempotentResult<>("ran", false));
+        assertThat(executions).hasValue(2);
     }
 
     @Test
@@ -120,6 +144,19 @@ class SharedOutcomeCacheTest {
 
         assertThat(replay).isEqualTo(new IdempotentResult<>("created", true));
         assertThat(executions).hasValue(1);
+        assertThat(storeCalls.get()).isPositive();
+    }
+
+    @Test
+    void anOutcomeAnotherInstanceEncryptedIsNotReplayedAsItsCiphertextButAnsweredByTheStore() {
+        StoredResponse sealed = StoredResponse.of(201, Map.of(EncryptingIdempotencyStore.ENCRYPTED_HEADER,
+                List.of("1")), "ciphertext".getBytes(StandardCharsets.UTF_8), null);
+        shared.outcomes.put(scope, new CachedOutcome(Fingerprint.ofDigest(request("a").digest()), sealed,
+                Instant.now().plusSeconds(60)));
+
+        IdempotentResult<String> result = instance().execute(scope, request("a"), TEXT, attempt -> order("fresh"));
+
+        assertThat(result).isEqualTo(new IdempotentResult<>("fresh", false));
         assertThat(storeCalls.get()).isPositive();
     }
 

@@ -76,6 +76,11 @@ public final class EncryptingIdempotencyStore extends ForwardingIdempotencyStore
         return delegate().complete(scope, token, sealed(scope, completion), now);
     }
 
+    @Override
+    public boolean insertsFinished() {
+        return delegate().insertsFinished();
+    }
+
     /** The response is stored encrypted under the active key, as {@link #complete} stores it. */
     @Override
     public Insertion insertFinished(ClaimRequest request, Completion completion, Instant now) {

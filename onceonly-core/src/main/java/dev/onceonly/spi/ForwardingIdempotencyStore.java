@@ -48,9 +48,13 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
         return delegate.release(scope, token, release, now);
     }
 
+    /**
+     * {@code false}, whatever the delegate can: a decorator that changes how outcomes are stored ({@link #complete})
+     * must change {@link #insertFinished} the same way before it says {@code true}.
+     */
     @Override
     public boolean insertsFinished() {
-        return delegate.insertsFinished();
+        return false;
     }
 
     @Override

@@ -56,6 +56,10 @@ public final class FailFastLettuce {
      * that the application's connection keeps the settings it chose.
      */
     public static LettuceConnectionFactory derivedFrom(LettuceConnectionFactory application, Duration timeout) {
+        if (application.getSocketConfiguration() != null) {
+            throw new IllegalArgumentException("a Redis reached over a Unix socket is not supported; give OnceOnly "
+                    + "a factory of its own, or switch its Redis layer off");
+        }
         LettuceClientConfiguration original = application.getClientConfiguration();
         LettuceClientConfiguration.LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder();
         if (original.isUseSsl()) {
@@ -94,7 +98,8 @@ public final class FailFastLettuce {
         TimeoutOptions timeouts = TimeoutOptions.enabled(timeout);
         if (cluster) {
             ClusterClientOptions.Builder options = base instanceof ClusterClientOptions clusterBase
-                    ? clusterBase.mutate() : ClusterClientOptions.builder();
+                    ? clusterBase.mutate() : base != null ? ClusterClientOptions.builder(base)
+                    : ClusterClientOptions.builder();
             return options
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .requestQueueSize(QUEUE_SIZE)

@@ -1,6 +1,8 @@
 package dev.onceonly.redis;
 
-import dev.onceonly.internal.PartsDigest;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
@@ -28,7 +30,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * {@link #consume} then throws {@link DataAccessException}, and the application chooses to refuse or, as the
  * reference service does, to go on under the Idempotency-Key alone.
  *
- * <p>Keys: {@code onceonly:form:{<owner digest>}:<form>:<token>}, one hash tag per owner. Thread-safe.
+ * <p>Keys: {@code <prefix>:form:{<owner digest>}:<form>:<token>}, one hash tag per owner. Thread-safe.
  */
 public final class FormTokens {
 
@@ -68,15 +70,24 @@ public final class FormTokens {
             return 0""", Long.class);
 
     private final StringRedisTemplate redis;
+    private final String prefix;
     private final String form;
     private final Duration ttl;
 
     /**
+     * Tokens under keys that start with {@code onceonly}.
+     *
      * @param form which form the tokens are for: lower-case letters, digits and dashes, such as {@code checkout}
      * @param ttl how long an issued token may be submitted
      */
     public FormTokens(StringRedisTemplate redis, String form, Duration ttl) {
+        this(redis, "onceonly", form, ttl);
+    }
+
+    /** @param prefix what the keys start with, such as the service's name where services share a Redis */
+    public FormTokens(StringRedisTemplate redis, String prefix, String form, Duration ttl) {
         this.redis = Objects.requireNonNull(redis, "redis");
+        this.prefix = KeyPrefix.require(prefix);
         if (!FORM.matcher(Objects.requireNonNull(form, "form")).matches()) {
             throw new IllegalArgumentException("form must be 1 to 64 lower-case letters, digits and dashes");
         }
@@ -152,7 +163,16 @@ public final class FormTokens {
     }
 
     private String key(String owner, String token) {
-        String ownerTag = Base64.getUrlEncoder().withoutPadding().encodeToString(PartsDigest.sha256(owner));
-        return "onceonly:form:{" + ownerTag + "}:" + form + ":" + token;
+        String ownerTag = Base64.getUrlEncoder().withoutPadding().encodeToString(sha256(owner));
+        return prefix + ":form:{" + ownerTag + "}:" + form + ":" + token;
+    }
+
+    /** The owner's digest: its hash tag, which names no owner in clear. */
+    private static byte[] sha256(String owner) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(owner.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
     }
 }

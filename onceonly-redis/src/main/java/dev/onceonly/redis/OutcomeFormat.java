@@ -24,8 +24,17 @@ import org.jspecify.annotations.Nullable;
 final class OutcomeFormat {
 
     private static final byte FORMAT = 1;
+    /** More headers or values than a response may carry: the value is damaged. */
+    private static final int MAX_COUNT = 1_000;
 
     private OutcomeFormat() {
+    }
+
+    private static int count(int count) throws IOException {
+        if (count < 0 || count > MAX_COUNT) {
+            throw new IOException("count " + count + " out of range");
+        }
+        return count;
     }
 
     static byte[] write(CachedOutcome outcome) {
@@ -57,7 +66,11 @@ final class OutcomeFormat {
         return bytes.toByteArray();
     }
 
-    /** {@code null} for a value of another format. */
+    /**
+     * {@code null} for a value of another format.
+     *
+     * @throws IllegalStateException for a value that does not read as an outcome
+     */
     static @Nullable CachedOutcome read(byte[] value) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(value))) {
             if (in.readByte() != FORMAT) {
@@ -67,18 +80,22 @@ final class OutcomeFormat {
             Instant expiresAt = Instant.ofEpochMilli(in.readLong());
             int status = in.readInt();
             String resourceId = in.readBoolean() ? in.readUTF() : null;
-            int headerCount = in.readInt();
+            int headerCount = count(in.readInt());
             Map<String, List<String>> headers = new LinkedHashMap<>();
             for (int h = 0; h < headerCount; h++) {
                 String name = in.readUTF();
-                int valueCount = in.readInt();
+                int valueCount = count(in.readInt());
                 List<String> values = new ArrayList<>(valueCount);
                 for (int v = 0; v < valueCount; v++) {
                     values.add(in.readUTF());
                 }
                 headers.put(name, values);
             }
-            byte[] body = in.readNBytes(in.readInt());
+            int bodyLength = in.readInt();
+            if (bodyLength < 0 || bodyLength != in.available()) {
+                throw new IOException("body length " + bodyLength + " does not match the value");
+            }
+            byte[] body = in.readNBytes(bodyLength);
             return new CachedOutcome(fingerprint, StoredResponse.of(status, headers, body, resourceId), expiresAt);
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException("unreadable cached outcome", e);

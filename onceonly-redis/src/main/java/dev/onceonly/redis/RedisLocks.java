@@ -27,7 +27,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * <p>Fencing tokens come from a counter per lock name that never expires, floored by Redis's own clock in
  * microseconds: they keep increasing even after Redis lost its data (a restart without persistence), as long as
  * its clock does not go back. Without Redis no lock can be given: {@link #acquire} throws
- * {@link DataAccessException}. Keys: {@code onceonly:lock:{<name>}} and {@code …:fence}, one hash tag per name.
+ * {@link DataAccessException}. Keys: {@code <prefix>:lock:{<name>}} and {@code …:fence}, one hash tag per name.
  * Thread-safe; a {@link Lock} is for the thread that acquired it.
  */
 public final class RedisLocks {
@@ -59,9 +59,17 @@ public final class RedisLocks {
             return 0""", Long.class);
 
     private final StringRedisTemplate redis;
+    private final String prefix;
 
+    /** Locks under keys that start with {@code onceonly}. */
     public RedisLocks(StringRedisTemplate redis) {
+        this(redis, "onceonly");
+    }
+
+    /** @param prefix what the keys start with, such as the service's name where services share a Redis */
+    public RedisLocks(StringRedisTemplate redis, String prefix) {
         this.redis = Objects.requireNonNull(redis, "redis");
+        this.prefix = KeyPrefix.require(prefix);
     }
 
     /**
@@ -161,12 +169,12 @@ public final class RedisLocks {
         }
     }
 
-    private static String lockKey(String name) {
-        return "onceonly:lock:{" + name + "}";
+    private String lockKey(String name) {
+        return prefix + ":lock:{" + name + "}";
     }
 
-    private static String fenceKey(String name) {
-        return "onceonly:lock:{" + name + "}:fence";
+    private String fenceKey(String name) {
+        return prefix + ":lock:{" + name + "}:fence";
     }
 
     private static void requireName(String name) {

@@ -144,7 +144,14 @@ public final class RedisOutcomeCache implements OutcomeCache {
     }
 
     private Entry finished(byte[] value) {
-        CachedOutcome outcome = OutcomeFormat.read(value);
+        CachedOutcome outcome;
+        try {
+            outcome = OutcomeFormat.read(value);
+        } catch (IllegalStateException unreadable) {
+            // Not one of ours, or damaged: no answer, and the store's replay writes a good one over it.
+            log.debug("Unreadable outcome in Redis; asking the store");
+            return Unknown.INSTANCE;
+        }
         // A value of another format, or one whose record expired by this instance's clock, is no answer.
         return outcome == null || !clock.instant().isBefore(outcome.expiresAt()) ? Unknown.INSTANCE
                 : new Finished(outcome);
@@ -252,11 +259,7 @@ public final class RedisOutcomeCache implements OutcomeCache {
 
         /** What every key starts with, such as the service's name when services share a Redis; default onceonly. */
         public Builder prefix(String prefix) {
-            Objects.requireNonNull(prefix, "prefix");
-            if (prefix.isBlank() || prefix.length() > 64 || prefix.contains("{") || prefix.contains("}")) {
-                throw new IllegalArgumentException("prefix must be 1 to 64 characters without braces");
-            }
-            this.prefix = prefix;
+            this.prefix = KeyPrefix.require(prefix);
             return this;
         }
 

@@ -67,6 +67,16 @@ class RedisOutcomeCacheIT {
     }
 
     @Test
+    void aDamagedOrForeignValueIsNoAnswerNeverAFailure() {
+        String key = prefix + ":{" + scope.id() + "}:o";
+        for (String value : List.of("not an outcome", "\u0001" + "x".repeat(40) + "\u007f\u007f\u007f\u007f")) {
+            redis.opsForValue().set(key, value);
+
+            assertThat(cache.enter(scope, fingerprint("a"))).isEqualTo(OutcomeCache.Unknown.INSTANCE);
+        }
+    }
+
+    @Test
     void anOutcomeIsKeptNoLongerThanItsRecordNorTheLongestTimeToLive() {
         RedisOutcomeCache shortLived = RedisOutcomeCache.builder(connections).prefix(prefix)
                 .maxTimeToLive(Duration.ofMinutes(5)).build();

@@ -372,6 +372,24 @@ public abstract class TransactionalModeContract {
     }
 
     @Test
+    void aDuplicateInTheSameCallersTransactionThatRollsBackIsNeverReplayedLaterNotEvenByAnotherEngine() {
+        // A batch that holds one message twice: the second delivery meets the first's uncommitted record.
+        IdempotencyScope scope = newScope();
+        IdempotencyEngine engine = joined(Duration.ZERO);
+
+        assertThatThrownBy(() -> transactions().inTransaction(() -> {
+            engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1));
+            assertThat(engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)).replayed()).isTrue();
+            throw new IllegalStateException("the batch fails after both deliveries");
+        })).isInstanceOf(IllegalStateException.class);
+        IdempotentResult<Long> redelivered = transactions().inTransaction(() ->
+                joined(Duration.ZERO).execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)));
+
+        assertThat(redelivered.replayed()).isFalse();
+        assertThat(committedOrders(owner)).isEqualTo(1);
+    }
+
+    @Test
     void joinedDuplicateOfAnUncommittedFirstDeliveryIsToldInProgressNotSkipped() throws Exception {
         IdempotencyScope scope = newScope();
         try (ExecutorService threads = Executors.newFixedThreadPool(1)) {

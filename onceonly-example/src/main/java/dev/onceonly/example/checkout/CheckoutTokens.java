@@ -37,7 +37,8 @@ class CheckoutTokens {
     CheckoutTokens(ObjectProvider<OnceOnlyRedis> redis, Problems problems,
             @Value("${example.checkout.form-token-ttl:30m}") Duration ttl) {
         this.redis = redis.getIfAvailable();
-        this.tokens = this.redis == null ? null : new FormTokens(this.redis.template(), "checkout", ttl);
+        this.tokens = this.redis == null ? null : new FormTokens(this.redis.template(), this.redis.prefix(), "checkout",
+                ttl);
         this.problems = problems;
     }
 

@@ -25,6 +25,8 @@ public final class OnceOnlyRedis implements DisposableBean {
     private final StringRedisTemplate template;
     private final RedisOutcomeCache outcomeCache;
     private final String address;
+    private final String prefix;
+    private final boolean writeOnce;
 
     OnceOnlyRedis(LettuceConnectionFactory application, OnceOnlyRedisProperties properties, Clock clock) {
         this.connections = FailFastLettuce.derivedFrom(application, properties.timeout());
@@ -40,6 +42,8 @@ public final class OnceOnlyRedis implements DisposableBean {
                 .clock(clock)
                 .build();
         this.address = address(application);
+        this.prefix = properties.prefix();
+        this.writeOnce = properties.writeOnce();
         announce();
     }
 
@@ -51,6 +55,16 @@ public final class OnceOnlyRedis implements DisposableBean {
     /** Strings over OnceOnly's fail-fast connection: for form tokens, locks and dedupe. */
     public StringRedisTemplate template() {
         return template;
+    }
+
+    /** What OnceOnly's Redis keys start with ({@code onceonly.redis.prefix}): for form tokens and locks too. */
+    public String prefix() {
+        return prefix;
+    }
+
+    /** Whether first executions that hold a marker write their record once ({@code onceonly.redis.write-once}). */
+    boolean writeOnce() {
+        return writeOnce;
     }
 
     /** Where Redis is, for logs and health: host and port, or the cluster's or sentinels' nodes. */

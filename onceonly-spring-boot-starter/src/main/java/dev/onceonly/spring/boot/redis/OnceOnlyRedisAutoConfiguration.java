@@ -1,5 +1,6 @@
 package dev.onceonly.spring.boot.redis;
 
+import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.crypto.EncryptingOutcomeCache;
 import dev.onceonly.crypto.EncryptionKeys;
 import dev.onceonly.redis.RedisLocks;
@@ -16,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -41,7 +43,14 @@ public class OnceOnlyRedisAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     OnceOnlyRedis onceOnlyRedis(LettuceConnectionFactory application, OnceOnlyRedisProperties properties,
-            ObjectProvider<Clock> clock) {
+            ObjectProvider<Clock> clock, ObjectProvider<DataRedisConnectionDetails> details) {
+        DataRedisConnectionDetails connection = details.getIfAvailable();
+        if (application.getSocketConfiguration() != null
+                || (connection != null && connection.getMasterReplica() != null)) {
+            // OnceOnly's own connection copies the application's; these two it cannot copy faithfully.
+            throw IdempotencyConfigurationException.of("onceonly.redis.enabled", "the Redis layer does not support "
+                    + "a Unix socket or a static master/replica setup", "Set onceonly.redis.enabled=false");
+        }
         return new OnceOnlyRedis(application, properties, clock.getIfAvailable(Clock::systemUTC));
     }
 
@@ -51,13 +60,14 @@ public class OnceOnlyRedisAutoConfiguration {
     IdempotencyEngineCustomizer redisOutcomeCache(OnceOnlyRedis redis, ObjectProvider<EncryptionKeys> encryption) {
         EncryptionKeys keys = encryption.getIfAvailable();
         RedisOutcomeCache cache = redis.outcomeCache();
-        return builder -> builder.outcomeCache(keys == null ? cache : new EncryptingOutcomeCache(cache, keys));
+        return builder -> builder.outcomeCache(keys == null ? cache : new EncryptingOutcomeCache(cache, keys))
+                .writeOnce(redis.writeOnce());
     }
 
     @Bean
     @ConditionalOnMissingBean
     RedisLocks redisLocks(OnceOnlyRedis redis) {
-        return new RedisLocks(redis.template());
+        return new RedisLocks(redis.template(), redis.prefix());
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -18,12 +18,14 @@ import org.springframework.util.unit.DataSize;
  * @param maxTimeToLive the longest an outcome is kept in Redis, never past its record's expiry
  * @param maxBodySize larger bodies are not kept in Redis (their replays ask the database)
  * @param breakerOpenFor how long Redis is not asked after failures opened the breaker, before a few probes
+ * @param writeOnce whether a transactional first execution that holds a marker writes its record once at commit
+ *     instead of claiming first: only for operations whose work has no effect outside the database transaction
  */
 @ConfigurationProperties("onceonly.redis")
 public record OnceOnlyRedisProperties(@DefaultValue("true") boolean enabled, @DefaultValue("200ms") Duration timeout,
         @DefaultValue("onceonly") String prefix, @DefaultValue("10s") Duration markerTtl,
         @DefaultValue("1h") Duration maxTimeToLive, @DefaultValue("64KB") DataSize maxBodySize,
-        @DefaultValue("2s") Duration breakerOpenFor) {
+        @DefaultValue("2s") Duration breakerOpenFor, @DefaultValue("false") boolean writeOnce) {
 
     public OnceOnlyRedisProperties {
         requirePositive("onceonly.redis.timeout", timeout);
