@@ -86,6 +86,8 @@ public final class IdempotencyEngine {
     private final Attempts attempts;
     /** Operations run by workers, whose attempts are leased in every mode. */
     private final AsynchronousAttempts asynchronous;
+    /** Whether this engine's first executions may write their record once: transactional, asked for, and able. */
+    private final boolean writesOnce;
 
     IdempotencyEngine(IdempotencyEngineBuilder settings) {
         this.settings = settings;
@@ -97,6 +99,7 @@ public final class IdempotencyEngine {
                 : new ReplayCache(settings.clock, settings.replayCacheTimeToLive, settings.replayCacheMaxBytes);
         this.records = new Records(settings.leaseDuration, settings.retention, replays, settings.outcomeCache);
         TransactionRunner runner = settings.transactions;
+        this.writesOnce = mode == IdempotencyMode.TRANSACTIONAL && settings.writeOnce && store.insertsFinished();
         LeasedAttempts leased = new LeasedAttempts(store, settings.clock, records, settings.outcomePolicy,
                 settings.retryPolicy, settings.heartbeats != null ? settings.heartbeats : DefaultHeartbeats.SCHEDULER,
                 settings.pollInterval, settings.retryAfter, settings.exhaustedOutcome);
@@ -104,7 +107,7 @@ public final class IdempotencyEngine {
                 settings.retryAfter);
         this.attempts = switch (mode) {
             case TRANSACTIONAL -> new TransactionalAttempts(Objects.requireNonNull(runner), store, settings.clock,
-                    records, settings.outcomePolicy, settings.writeOnce);
+                    records, settings.outcomePolicy, writesOnce);
             case JOINED -> new JoinedAttempts(Objects.requireNonNull(runner), store, settings.clock, records,
                     settings.outcomePolicy, settings.retryAfter);
             case LEASED, AUTO -> leased;
@@ -305,7 +308,7 @@ public final class IdempotencyEngine {
                         throw IdempotencyKeyReusedException.of(scope);
                     }
                     if (!pauseBeforePolling(deadline)) {
-                        if (settings.writeOnce) {
+                        if (writesOnce) {
                             // The attempt may be one that writes once: it has no record yet, so only its marker
                             // tells that it runs.
                             log.debug("Request in progress on another instance: operation={} key={}",

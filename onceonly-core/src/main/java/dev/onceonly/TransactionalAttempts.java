@@ -31,7 +31,7 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
     @Override
     public <T, X extends Exception> @Nullable IdempotentResult<T> attempt(IdempotencyScope scope,
             Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work, Duration lockWait) throws X {
-        boolean once = writeOnce && store.insertsFinished() && records.writesOnce(scope);
+        boolean once = writeOnce && records.writesOnce(scope);
         AtomicReference<@Nullable Object> rejection = new AtomicReference<>();
         AtomicReference<@Nullable Completion> stored = new AtomicReference<>();
         AtomicReference<@Nullable OutcomeUnknownException> unknown = new AtomicReference<>();

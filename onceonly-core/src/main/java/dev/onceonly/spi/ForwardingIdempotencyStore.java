@@ -57,8 +57,12 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
         return false;
     }
 
+    /** Forwarded only by a decorator that {@linkplain #insertsFinished() says it can}. */
     @Override
     public Insertion insertFinished(ClaimRequest request, Completion completion, Instant now) {
+        if (!insertsFinished()) {
+            return IdempotencyStore.super.insertFinished(request, completion, now);
+        }
         return delegate.insertFinished(request, completion, now);
     }
 

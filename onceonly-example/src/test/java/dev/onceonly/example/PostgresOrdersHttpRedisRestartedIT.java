@@ -34,6 +34,7 @@ import org.springframework.test.context.TestPropertySource;
 class PostgresOrdersHttpRedisRestartedIT extends OrdersHttpContract {
 
     private static final RedisServerProcess REDIS = RedisServerProcess.start();
+    private static final AtomicInteger TESTS = new AtomicInteger();
     private static final AtomicInteger TESTS_WITH_AN_OUTAGE = new AtomicInteger();
 
     @Autowired
@@ -56,6 +57,7 @@ class PostgresOrdersHttpRedisRestartedIT extends OrdersHttpContract {
 
     @AfterEach
     void countOutages() {
+        TESTS.incrementAndGet();
         if (outage.killed()) {
             TESTS_WITH_AN_OUTAGE.incrementAndGet();
         }
@@ -64,7 +66,7 @@ class PostgresOrdersHttpRedisRestartedIT extends OrdersHttpContract {
     @AfterAll
     static void mostTestsLostRedisHalfway() {
         // Those that store no outcome (refused requests) keep Redis throughout.
-        assertThat(TESTS_WITH_AN_OUTAGE).hasValueGreaterThan(10);
+        assertThat(TESTS_WITH_AN_OUTAGE.get()).isGreaterThan(TESTS.get() / 3);
     }
 
     @TestConfiguration(proxyBeanMethods = false)

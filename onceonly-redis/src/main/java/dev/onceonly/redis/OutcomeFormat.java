@@ -37,6 +37,12 @@ final class OutcomeFormat {
         return count;
     }
 
+    /** Whether {@link #read} would read it back: no more headers, nor values of one, than the bound. */
+    static boolean fits(CachedOutcome outcome) {
+        Map<String, List<String>> headers = outcome.response().headers();
+        return headers.size() <= MAX_COUNT && headers.values().stream().allMatch(values -> values.size() <= MAX_COUNT);
+    }
+
     static byte[] write(CachedOutcome outcome) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(outcome.response().bodyLength() + 128);
         try (DataOutputStream out = new DataOutputStream(bytes)) {

@@ -136,11 +136,17 @@ public final class RedisOutcomeCache implements OutcomeCache {
             case 'F' -> finished(reply.get(1));
             case 'E' -> new Entered(new Marker(new String(marker, Fingerprint.LENGTH,
                     marker.length - Fingerprint.LENGTH, StandardCharsets.US_ASCII)));
-            case 'R' -> new Running(Fingerprint.ofDigest(Arrays.copyOf(reply.get(1), Fingerprint.LENGTH)));
+            case 'R' -> running(reply.get(1));
             default -> Unknown.INSTANCE;
         };
         (entry instanceof Finished ? hits : entry instanceof Running ? running : misses).increment();
         return entry;
+    }
+
+    /** Another attempt's marker; one too short to hold a fingerprint and a token is none of ours. */
+    private static Entry running(byte[] marker) {
+        return marker.length <= Fingerprint.LENGTH ? Unknown.INSTANCE
+                : new Running(Fingerprint.ofDigest(Arrays.copyOf(marker, Fingerprint.LENGTH)));
     }
 
     private Entry finished(byte[] value) {
@@ -164,7 +170,7 @@ public final class RedisOutcomeCache implements OutcomeCache {
         long ttl = Duration.between(now, until.isBefore(outcome.expiresAt()) ? until : outcome.expiresAt())
                 .toMillis();
         String id = scope.id();
-        if (outcome.response().bodyLength() > maxBodyBytes || ttl <= 0) {
+        if (outcome.response().bodyLength() > maxBodyBytes || ttl <= 0 || !OutcomeFormat.fits(outcome)) {
             // Not kept; the marker goes all the same, lest duplicates wait for an attempt that has ended.
             call(() -> redis.delete(markerKey(id)));
             return;

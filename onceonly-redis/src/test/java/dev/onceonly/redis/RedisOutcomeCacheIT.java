@@ -8,10 +8,12 @@ import dev.onceonly.IdempotencyScope;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spi.CachedOutcome;
 import dev.onceonly.spi.OutcomeCache;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,6 +22,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /** The Redis outcome cache on the shared Redis: what each script answers, what it keeps, and for how long. */
@@ -68,12 +71,25 @@ class RedisOutcomeCacheIT {
 
     @Test
     void aDamagedOrForeignValueIsNoAnswerNeverAFailure() {
-        String key = prefix + ":{" + scope.id() + "}:o";
-        for (String value : List.of("not an outcome", "\u0001" + "x".repeat(40) + "\u007f\u007f\u007f\u007f")) {
-            redis.opsForValue().set(key, value);
+        byte[] key = (prefix + ":{" + scope.id() + "}:o").getBytes(StandardCharsets.UTF_8);
+        byte[] valid = OutcomeFormat.write(outcome(Instant.now().plusSeconds(60)));
+        // The header count of the value above sits after format, fingerprint, expiry, status and "no resource id".
+        int headerCount = 1 + 32 + 8 + 4 + 1;
+        byte[] hugeCount = valid.clone();
+        ByteBuffer.wrap(hugeCount, headerCount, 4).putInt(Integer.MAX_VALUE);
+        for (byte[] value : List.of("not an outcome".getBytes(StandardCharsets.UTF_8), Arrays.copyOf(valid, 45),
+                hugeCount, Arrays.copyOf(valid, valid.length - 2))) {
+            redis.execute((RedisCallback<Object>) connection -> connection.stringCommands().set(key, value));
 
             assertThat(cache.enter(scope, fingerprint("a"))).isEqualTo(OutcomeCache.Unknown.INSTANCE);
         }
+    }
+
+    @Test
+    void aMarkerTooShortToBeOursIsNoAnswer() {
+        redis.opsForValue().set(prefix + ":{" + scope.id() + "}:m", "short");
+
+        assertThat(cache.enter(scope, fingerprint("a"))).isEqualTo(OutcomeCache.Unknown.INSTANCE);
     }
 
     @Test

@@ -382,11 +382,20 @@ public abstract class TransactionalModeContract {
             assertThat(engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)).replayed()).isTrue();
             throw new IllegalStateException("the batch fails after both deliveries");
         })).isInstanceOf(IllegalStateException.class);
+        // The same engine (its memory) and another one (the shared cache, where there is one).
         IdempotentResult<Long> redelivered = transactions().inTransaction(() ->
-                joined(Duration.ZERO).execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)));
+                engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)));
 
         assertThat(redelivered.replayed()).isFalse();
         assertThat(committedOrders(owner)).isEqualTo(1);
+        IdempotencyScope another = newScope();
+        assertThatThrownBy(() -> transactions().inTransaction(() -> {
+            engine.execute(another, order(2), ORDER_ID, attempt -> insertOrder(2));
+            engine.execute(another, order(2), ORDER_ID, attempt -> insertOrder(2));
+            throw new IllegalStateException("the batch fails again");
+        })).isInstanceOf(IllegalStateException.class);
+        assertThat(transactions().inTransaction(() -> joined(Duration.ZERO).execute(another, order(2), ORDER_ID,
+                attempt -> insertOrder(2))).replayed()).isFalse();
     }
 
     @Test

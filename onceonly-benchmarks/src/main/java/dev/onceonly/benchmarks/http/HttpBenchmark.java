@@ -124,7 +124,8 @@ public final class HttpBenchmark {
      */
     private void measureRedis() throws Exception {
         String prefix = "onceonly.redis.prefix=bench-" + UUID.randomUUID();
-        // The orders endpoint's work is all in its transaction: its first executions may write their record once.
+        // The setting is the whole service's; the benchmark calls only the orders endpoint, whose work is all in its
+        // transaction (the checkout's form tokens, which rule it out, are not called here).
         List<String> redis = List.of(prefix, "onceonly.redis.max-time-to-live=5m", "onceonly.redis.write-once=true");
         try (ServiceProcess first = start(true, "g-i", redis);
                 ServiceProcess second = start(true, "h", List.of(prefix, "onceonly.redis.max-time-to-live=5m",
