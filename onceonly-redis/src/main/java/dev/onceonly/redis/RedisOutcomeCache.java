@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -21,6 +22,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.redis.serializer.RedisSerializer;
@@ -87,6 +89,10 @@ public final class RedisOutcomeCache implements OutcomeCache {
     private final LongAdder running = new LongAdder();
     private final LongAdder failures = new LongAdder();
     private final LongAdder skipped = new LongAdder();
+    /** Whether Redis has answered a call of this cache yet: its connection exists from then on. */
+    private volatile boolean answered;
+    /** Held by the one call that may try Redis before it has ever answered. */
+    private final Semaphore connecting = new Semaphore(1);
 
     private RedisOutcomeCache(Builder builder) {
         this.redis = new RedisTemplate<>();
@@ -186,6 +192,14 @@ public final class RedisOutcomeCache implements OutcomeCache {
                 marker.token().getBytes(StandardCharsets.US_ASCII), decimal(Fingerprint.LENGTH)));
     }
 
+    /**
+     * Whether Redis answers a PING, asked like any other call (through the breaker); one that answers makes the
+     * connection, so that requests that come at once after it find it made. For startup.
+     */
+    public boolean ping() {
+        return "PONG".equals(call(() -> redis.execute((RedisCallback<String>) connection -> connection.ping())));
+    }
+
     /** How often each answer was given, and how often Redis failed or was not asked. */
     public Statistics statistics() {
         return new Statistics(hits.sum(), misses.sum(), running.sum(), failures.sum(), skipped.sum());
@@ -210,21 +224,36 @@ public final class RedisOutcomeCache implements OutcomeCache {
 
     /** {@code null} if Redis failed or was not asked. */
     private <T> @Nullable T call(Supplier<T> command) {
-        if (!breaker.tryAcquirePermission()) {
+        // Until Redis has answered once, the connection may still be being made: Spring Data makes it under a
+        // lock, one caller at a time, each waiting up to the timeout. Only one call tries then; the others ask
+        // the store at once instead of queueing behind it.
+        boolean firstContact = !answered;
+        if (firstContact && !connecting.tryAcquire()) {
             skipped.increment();
             return null;
         }
-        long start = System.nanoTime();
         try {
-            T result = command.get();
-            breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-            return result;
-        } catch (RuntimeException e) {
-            breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
-            failures.increment();
-            // Only the type: a Redis error's text may quote a key.
-            log.debug("Redis outcome cache call failed ({}); asking the store", e.getClass().getSimpleName());
-            return null;
+            if (!breaker.tryAcquirePermission()) {
+                skipped.increment();
+                return null;
+            }
+            long start = System.nanoTime();
+            try {
+                T result = command.get();
+                breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                answered = true;
+                return result;
+            } catch (RuntimeException e) {
+                breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
+                failures.increment();
+                // Only the type: a Redis error's text may quote a key.
+                log.debug("Redis outcome cache call failed ({}); asking the store", e.getClass().getSimpleName());
+                return null;
+            }
+        } finally {
+            if (firstContact) {
+                connecting.release();
+            }
         }
     }
 

@@ -11,10 +11,18 @@ import dev.onceonly.spi.CachedOutcome;
 import dev.onceonly.spi.OutcomeCache;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -53,6 +61,39 @@ class RedisOutcomeCacheOutageIT {
             assertThat(cache.statistics()).isEqualTo(new RedisOutcomeCache.Statistics(0, 0, 0, 3, 200));
         } finally {
             connections.destroy();
+        }
+    }
+
+    /**
+     * A Redis that accepts connections and never answers (a host gone silent before the service ever reached it):
+     * concurrent requests do not queue behind one another's connection attempts, each waits the timeout at most.
+     */
+    @Test
+    void requestsDoNotQueueBehindConnectionAttemptsToARedisThatNeverAnswered() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 100)) {
+            LettuceConnectionFactory connections = TestRedis.failFast(silent.getLocalPort());
+            ExecutorService requests = Executors.newFixedThreadPool(20);
+            try {
+                RedisOutcomeCache cache = RedisOutcomeCache.builder(connections).openFor(Duration.ofMinutes(1))
+                        .build();
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<OutcomeCache.Entry>> entries = new ArrayList<>();
+                for (int request = 0; request < 20; request++) {
+                    entries.add(requests.submit(() -> {
+                        start.await();
+                        return timed(() -> cache.enter(scope, fingerprint()));
+                    }));
+                }
+                start.countDown();
+                for (Future<OutcomeCache.Entry> entry : entries) {
+                    assertThat(entry.get(60, TimeUnit.SECONDS)).isEqualTo(OutcomeCache.Unknown.INSTANCE);
+                }
+                assertThat(cache.statistics().skipped()).as("requests that did not wait for the connection")
+                        .isPositive();
+            } finally {
+                requests.shutdownNow();
+                connections.destroy();
+            }
         }
     }
 

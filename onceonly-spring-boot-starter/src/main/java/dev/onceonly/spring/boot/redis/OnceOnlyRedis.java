@@ -88,7 +88,7 @@ public final class OnceOnlyRedis implements DisposableBean {
 
     /** Says at startup whether Redis is in use, since a dead Redis would otherwise only be slower, silently. */
     private void announce() {
-        if (answers()) {
+        if (outcomeCache.ping()) {
             log.info("OnceOnly Redis fast layer on: Redis at {} answers", address);
         } else {
             log.warn("OnceOnly Redis fast layer waiting: Redis at {} does not answer; requests go to the database "
