@@ -17,6 +17,7 @@ import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.ForwardingIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.RecordState;
 import java.nio.charset.StandardCharsets;
@@ -74,6 +75,46 @@ class EncryptingIdempotencyStoreTest {
         assertThat(stored.bodyAsString()).doesNotContain(ORDER_ID, CARD, "alice-invoice", "application/json");
         assertThat(stored.status()).isEqualTo(201);
         assertThat(stored.resourceId()).isEqualTo(ORDER_ID);
+    }
+
+    @Test
+    void anOutcomeWrittenOnceIsSealedLikeACompletedOneAndTheCapabilityIsTheStoreBeneaths() {
+        EncryptingIdempotencyStore encrypting = new EncryptingIdempotencyStore(new WritingOnce(records), ROTATED);
+        ClaimRequest request = new ClaimRequest(scope, REQUEST, NOW, NOW.plus(Duration.ofDays(1)), Duration.ZERO,
+                true);
+
+        assertThat(encrypting.insertsFinished()).isTrue();
+        assertThat(new EncryptingIdempotencyStore(records, ROTATED).insertsFinished()).isFalse();
+        assertThat(encrypting.insertFinished(request, new Completion(RecordState.SUCCEEDED, FIRST_ANSWER,
+                NOW.plus(Duration.ofDays(1))), NOW)).isEqualTo(IdempotencyStore.Insertion.INSERTED);
+
+        StoredResponse stored = records.find(scope).orElseThrow().response();
+        assertThat(stored.headers()).containsOnlyKeys("OnceOnly-Encrypted");
+        assertThat(stored.bodyAsString()).doesNotContain(ORDER_ID, CARD);
+        assertThat(encrypting.find(scope).orElseThrow().response()).isEqualTo(FIRST_ANSWER);
+    }
+
+    /** A store beneath that writes finished outcomes once (as the JDBC store does), here by claim and completion. */
+    private static final class WritingOnce extends ForwardingIdempotencyStore {
+        WritingOnce(IdempotencyStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public boolean insertsFinished() {
+            return true;
+        }
+
+        @Override
+        public Insertion insertFinished(ClaimRequest request, Completion completion, Instant now) {
+            ClaimRequest own = new ClaimRequest(request.scope(), request.fingerprint(), request.leaseExpiresAt(),
+                    request.expiresAt(), request.lockWait(), false);
+            if (!(delegate().claim(own, now) instanceof ClaimResult.Claimed claimed)) {
+                return Insertion.EXISTS;
+            }
+            delegate().complete(request.scope(), claimed.token(), completion, now);
+            return Insertion.INSERTED;
+        }
     }
 
     @Test

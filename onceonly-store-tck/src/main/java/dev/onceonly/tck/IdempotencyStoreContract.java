@@ -1,8 +1,10 @@
 package dev.onceonly.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.StoredResponse;
@@ -72,6 +74,35 @@ public abstract class IdempotencyStoreContract {
     void closeStoreUnderTest() throws Exception {
         if (store instanceof AutoCloseable closeable) {
             closeable.close();
+        }
+    }
+
+    /**
+     * {@link IdempotencyStore#insertFinished}, as far as it goes without a transaction: a store that cannot do it
+     * says so and refuses the call; one that can refuses a call outside the caller's transaction (a record written
+     * there would commit without the work's writes). Both write nothing. What it does inside a transaction is
+     * {@code TransactionalModeContract}'s.
+     */
+    @Nested
+    class InsertFinished {
+
+        @Test
+        void withoutTheCallersTransactionNothingIsWrittenWhateverTheStoreCan() {
+            IdempotencyScope scope = newScope();
+            Instant now = now();
+            ClaimRequest request = new ClaimRequest(scope, fingerprint("a"), now, now.plus(Duration.ofDays(1)),
+                    Duration.ZERO, true);
+            Completion finished = new Completion(RecordState.SUCCEEDED, simpleResponse(),
+                    now.plus(Duration.ofDays(1)));
+
+            Throwable refusal = catchThrowable(() -> store.insertFinished(request, finished, now));
+
+            if (store.insertsFinished()) {
+                assertThat(refusal).isInstanceOf(IdempotencyConfigurationException.class);
+            } else {
+                assertThat(refusal).isInstanceOf(UnsupportedOperationException.class);
+            }
+            assertThat(store.find(scope)).isEmpty();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.onceonly.spring.boot.redis;
 
+import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.redis.FailFastLettuce;
 import dev.onceonly.redis.RedisOutcomeCache;
 import java.time.Clock;
@@ -30,11 +31,17 @@ public final class OnceOnlyRedis implements DisposableBean {
 
     OnceOnlyRedis(LettuceConnectionFactory application, OnceOnlyRedisProperties properties, Clock clock) {
         this.connections = FailFastLettuce.derivedFrom(application, properties.timeout());
+        RedisOutcomeCache.Builder cache;
+        try {
+            // onceonly-redis holds the rule for prefixes (the hash tags need them free of braces).
+            cache = RedisOutcomeCache.builder(connections).prefix(properties.prefix());
+        } catch (IllegalArgumentException e) {
+            throw IdempotencyConfigurationException.of("onceonly.redis.prefix", e.getMessage());
+        }
         connections.afterPropertiesSet();
         connections.start();
         this.template = new StringRedisTemplate(connections);
-        this.outcomeCache = RedisOutcomeCache.builder(connections)
-                .prefix(properties.prefix())
+        this.outcomeCache = cache
                 .markerTtl(properties.markerTtl())
                 .maxTimeToLive(properties.maxTimeToLive())
                 .maxBodyBytes((int) properties.maxBodySize().toBytes())

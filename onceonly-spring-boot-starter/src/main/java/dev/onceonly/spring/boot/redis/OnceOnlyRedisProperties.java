@@ -36,10 +36,6 @@ public record OnceOnlyRedisProperties(@DefaultValue("true") boolean enabled, @De
             throw IdempotencyConfigurationException.of("onceonly.redis.timeout", "must be at most 10s: every "
                     + "request waits this long for a Redis that died, but is " + timeout);
         }
-        if (prefix.isBlank() || prefix.length() > 64 || prefix.contains("{") || prefix.contains("}")) {
-            throw IdempotencyConfigurationException.of("onceonly.redis.prefix", "must be 1 to 64 characters "
-                    + "without braces");
-        }
         if (maxBodySize.isNegative() || maxBodySize.toBytes() > Integer.MAX_VALUE) {
             throw IdempotencyConfigurationException.of("onceonly.redis.max-body-size", "must be 0 to 2GB");
         }

@@ -146,6 +146,12 @@ class OnceOnlyRedisAutoConfigurationIT {
                 .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("onceonly.redis.timeout"));
     }
 
+    @Test
+    void aPrefixThatWouldBreakTheHashTagsStopsStartupNamingTheProperty() {
+        runner.withPropertyValues("onceonly.redis.prefix=shop{1}").run(context -> assertStartupFailure(context)
+                .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("onceonly.redis.prefix"));
+    }
+
     private static Fingerprint request() {
         return Fingerprint.builder().rawBody("order".getBytes(StandardCharsets.UTF_8)).build();
     }
