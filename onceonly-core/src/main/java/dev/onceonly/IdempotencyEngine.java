@@ -84,6 +84,7 @@ public final class IdempotencyEngine {
     private final Records records;
     /** This engine's mode at work. */
     private final Attempts attempts;
+    private final RecordAdministration administration;
     /** Operations run by workers, whose attempts are leased in every mode. */
     private final AsynchronousAttempts asynchronous;
     /** Whether this engine's first executions may write their record once: transactional, asked for, and able. */
@@ -112,6 +113,8 @@ public final class IdempotencyEngine {
                     settings.outcomePolicy, settings.retryAfter);
             case LEASED, AUTO -> leased;
         };
+        this.administration = new RecordAdministration(store, settings.clock, settings.keyStorage,
+                settings.retention, replays, settings.outcomeCache);
     }
 
     public static IdempotencyEngineBuilder builder(IdempotencyStore store) {
@@ -170,7 +173,7 @@ public final class IdempotencyEngine {
      * @throws IdempotencyStoreException if the store is unreachable
      */
     public Optional<IdempotencyRecord> find(IdempotencyScope scope) {
-        return store.find(settings.keyStorage.stored(scope));
+        return administration.find(scope);
     }
 
     /**
@@ -229,6 +232,11 @@ public final class IdempotencyEngine {
         Objects.requireNonNull(codec, "codec");
         Objects.requireNonNull(work, "work");
         return asynchronous.resume(storedScope, codec, work);
+    }
+
+    /** Look-ups, evictions, releases and counts for administrators, on this engine's store and caches. */
+    public RecordAdministration administration() {
+        return administration;
     }
 
     /** Purges up to {@code limit} records expired by this engine's clock through its store; returns how many. */

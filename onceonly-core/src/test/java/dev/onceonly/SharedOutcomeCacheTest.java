@@ -223,6 +223,16 @@ class SharedOutcomeCacheTest {
             leaves.incrementAndGet();
             markers.computeIfPresent(scope, (s, held) -> held.token().equals(marker.token()) ? null : held);
         }
+
+        @Override
+        public boolean forget(IdempotencyScope scope) {
+            if (down) {
+                return false;
+            }
+            markers.remove(scope);
+            outcomes.remove(scope);
+            return true;
+        }
     }
 
     /** Counts the calls that reach the store. */

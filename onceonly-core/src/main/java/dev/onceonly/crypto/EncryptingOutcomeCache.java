@@ -51,4 +51,9 @@ public final class EncryptingOutcomeCache implements OutcomeCache {
     public void leave(IdempotencyScope scope, Marker marker) {
         delegate.leave(scope, marker);
     }
+
+    @Override
+    public boolean forget(IdempotencyScope scope) {
+        return delegate.forget(scope);
+    }
 }

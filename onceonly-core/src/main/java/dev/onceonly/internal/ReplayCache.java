@@ -138,6 +138,15 @@ public final class ReplayCache implements OutcomeCache {
         // Keeps no markers.
     }
 
+    @Override
+    public boolean forget(IdempotencyScope scope) {
+        Slot slot = slots.get(scope);
+        if (slot != null) {
+            remove(scope, slot);
+        }
+        return true;
+    }
+
     /** Bytes held now, never more than the budget. */
     public long bytes() {
         return bytes.get();

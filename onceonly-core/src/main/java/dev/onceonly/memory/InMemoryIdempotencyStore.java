@@ -9,9 +9,13 @@ import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
 import dev.onceonly.spi.RecordState;
+import dev.onceonly.spi.RecordStatistics;
 import dev.onceonly.spi.Release;
 import java.time.Instant;
+import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -107,5 +111,45 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
             }
         }
         return purged;
+    }
+
+    @Override
+    public boolean evict(IdempotencyScope scope) {
+        return records.remove(scope) != null;
+    }
+
+    @Override
+    public List<IdempotencyRecord> recent(String owner, String operation, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be positive, but is " + limit);
+        }
+        return records.values().stream()
+                .filter(record -> record.scope().owner().equals(owner) && record.scope().operation().equals(operation))
+                .sorted(Comparator.comparing(IdempotencyRecord::createdAt).reversed())
+                .limit(limit)
+                .toList();
+    }
+
+    @Override
+    public RecordStatistics statistics(Instant now) {
+        Map<RecordState, Long> byState = new EnumMap<>(RecordState.class);
+        Instant oldestProcessing = null;
+        long expired = 0;
+        long abandoned = 0;
+        for (IdempotencyRecord record : records.values()) {
+            byState.merge(record.state(), 1L, Long::sum);
+            if (record.isExpired(now)) {
+                expired++;
+            }
+            if (record.state() == RecordState.PROCESSING) {
+                if (oldestProcessing == null || record.createdAt().isBefore(oldestProcessing)) {
+                    oldestProcessing = record.createdAt();
+                }
+                if (!record.isLeaseLive(now)) {
+                    abandoned++;
+                }
+            }
+        }
+        return new RecordStatistics(byState, oldestProcessing, expired, abandoned);
     }
 }

@@ -2,6 +2,7 @@ package dev.onceonly.spi;
 
 import dev.onceonly.IdempotencyScope;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -69,5 +70,21 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
     @Override
     public int purgeExpired(Instant now, int limit) {
         return delegate.purgeExpired(now, limit);
+    }
+
+    @Override
+    public boolean evict(IdempotencyScope scope) {
+        return delegate.evict(scope);
+    }
+
+    /** Forwarded as stored: a decorator that changes stored responses changes these the way it changes {@link #find}. */
+    @Override
+    public List<IdempotencyRecord> recent(String owner, String operation, int limit) {
+        return delegate.recent(owner, operation, limit);
+    }
+
+    @Override
+    public RecordStatistics statistics(Instant now) {
+        return delegate.statistics(now);
     }
 }

@@ -3,6 +3,7 @@ package dev.onceonly.spi;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotencyStoreException;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -120,4 +121,42 @@ public interface IdempotencyStore {
      * @throws IdempotencyStoreException if the store cannot be reached
      */
     int purgeExpired(Instant now, int limit);
+
+    /**
+     * Deletes the record of a scope whatever its state, for an administrator: its key then counts as new. A running
+     * attempt of an evicted record can no longer store its outcome (its {@link #complete} finds no record).
+     *
+     * @return whether there was a record
+     * @throws IdempotencyStoreException if the store cannot be reached
+     * @throws UnsupportedOperationException if this store does not support administration
+     */
+    default boolean evict(IdempotencyScope scope) {
+        throw unsupported("evict records");
+    }
+
+    /**
+     * Up to {@code limit} records of one owner and operation, the most recently created first, expired or not,
+     * for an administrator. A store may read every record of the owner and operation to sort them.
+     *
+     * @throws IdempotencyStoreException if the store cannot be reached
+     * @throws UnsupportedOperationException if this store does not support administration
+     */
+    default List<IdempotencyRecord> recent(String owner, String operation, int limit) {
+        throw unsupported("list records");
+    }
+
+    /**
+     * Counts the records by state, with the oldest PROCESSING one and those past their expiry or lease, as of
+     * {@code now}: for metrics, in one pass over every record (a full read of the table; call it seldom).
+     *
+     * @throws IdempotencyStoreException if the store cannot be reached
+     * @throws UnsupportedOperationException if this store cannot count its records
+     */
+    default RecordStatistics statistics(Instant now) {
+        throw unsupported("count records");
+    }
+
+    private UnsupportedOperationException unsupported(String what) {
+        return new UnsupportedOperationException(getClass().getName() + " cannot " + what);
+    }
 }

@@ -36,6 +36,14 @@ public interface OutcomeCache {
     /** Drops the marker {@link #enter} set, unless another attempt's marker replaced it since. */
     void leave(IdempotencyScope scope, Marker marker);
 
+    /**
+     * Drops whatever the cache holds of {@code scope}, for an administrator's eviction of its record: the one call
+     * whose failure the caller must hear of, as a cached outcome of an evicted record would be replayed.
+     *
+     * @return whether the cache is known to hold nothing of the scope now; {@code false} if it could not answer
+     */
+    boolean forget(IdempotencyScope scope);
+
     /** What {@link #enter} found. */
     sealed interface Entry permits Finished, Running, Entered, Unknown {
     }

@@ -21,6 +21,14 @@ public abstract class JdbcDialect {
 
     private static final String SCOPE = " WHERE owner = ? AND operation = ? AND idem_key = ?";
 
+    /** The columns of an audit row. */
+    protected static final String AUDIT_COLUMNS = "owner, operation, idem_key, created_at, fingerprint, state,"
+            + " attempt, failures, http_status, resource_id, updated_at, expired_at, audit_expires_at";
+
+    /** What a record gives its audit row, in {@link #AUDIT_COLUMNS} order, all but the audit's own expiry. */
+    protected static final String AUDITED_FIELDS = "owner, operation, idem_key, created_at, fingerprint, state,"
+            + " attempt, failures, http_status, resource_id, updated_at, expires_at";
+
     /** A short name for logs and metrics, such as {@code postgresql}. */
     public abstract String name();
 
@@ -71,6 +79,41 @@ public abstract class JdbcDialect {
      */
     protected abstract String purgeExpired(String table);
 
+    /** Whether {@link #purgeExpired} is the statement form (which deletes), not the query form (which locks). */
+    protected abstract boolean purgesInOneStatement();
+
+    /**
+     * Audit mode's purge: like {@link #purgeExpired}, but the statement form also copies each deleted record's
+     * {@linkplain #AUDIT_COLUMNS audit fields} into {@code auditTable} (unless there already) and reports the rows
+     * copied. Parameters: now, limit, audit_expires_at. The query form is {@link #purgeExpired}'s: the store then
+     * copies each selected record with {@link #copyToAudit} before deleting it.
+     */
+    protected abstract String moveExpiredToAudit(String table, String auditTable);
+
+    /**
+     * Copies the audit fields of a record into {@code auditTable} unless it is there already. Parameters:
+     * audit_expires_at, owner, operation, key.
+     */
+    protected String copyToAudit(String table, String auditTable) {
+        return insertUnlessPresent(auditTable, "(" + AUDIT_COLUMNS + ") SELECT " + AUDITED_FIELDS + ", ? FROM "
+                + table + SCOPE);
+    }
+
+    /** {@code INSERT INTO table columnsAndRows} that skips rows whose key is present instead of failing. */
+    protected abstract String insertUnlessPresent(String table, String columnsAndRows);
+
+    /**
+     * Purges up to a number of audit rows past their own expiry, skipping locked rows, in one of the two forms of
+     * {@link #purgeExpired}; the query form returns owner, operation, key and created_at, which the store deletes
+     * with {@link #deleteAudit}. Parameters: now, limit.
+     */
+    protected abstract String purgeAudit(String auditTable);
+
+    /** Deletes an audit row. Parameters: owner, operation, key, created_at. */
+    protected String deleteAudit(String auditTable) {
+        return "DELETE FROM " + auditTable + SCOPE + " AND created_at = ?";
+    }
+
     /**
      * A claim statement that writes (insert, take-over) as it runs with its lock wait bounded, in one round trip;
      * unchanged by default. {@code inTransaction} tells whether the connection is inside a transaction.
@@ -117,6 +160,32 @@ public abstract class JdbcDialect {
      */
     protected String selectForClaim(String table) {
         return select(table);
+    }
+
+    /**
+     * Up to a number of records of one owner and operation, the newest first. Parameters: owner, operation, limit.
+     */
+    protected String recent(String table) {
+        return "SELECT " + RECORD_COLUMNS + " FROM " + table + " WHERE owner = ? AND operation = ?"
+                + " ORDER BY created_at DESC LIMIT ?";
+    }
+
+    /**
+     * One pass over the table: per state its count, and over all of them the oldest PROCESSING creation
+     * ({@code oldest_processing}), the records expired ({@code expired}) and the PROCESSING ones whose lease ran
+     * out ({@code abandoned}). Parameters: now, now.
+     */
+    protected String statistics(String table) {
+        return "SELECT " + exactly("state") + " AS state, count(*) AS records,"
+                + " min(CASE WHEN state = 'PROCESSING' THEN created_at END) AS oldest_processing,"
+                + " sum(CASE WHEN expires_at <= ? THEN 1 ELSE 0 END) AS expired,"
+                + " sum(CASE WHEN state = 'PROCESSING' AND lease_expires_at <= ? THEN 1 ELSE 0 END) AS abandoned"
+                + " FROM " + table + " GROUP BY " + exactly("state");
+    }
+
+    /** A text column compared (and grouped) byte for byte, whatever its collation; as it is by default. */
+    protected String exactly(String column) {
+        return column;
     }
 
     /** Deletes a record. Parameters: owner, operation, key. */

@@ -3,6 +3,7 @@ package dev.onceonly.jdbc;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotencyStoreException;
+import dev.onceonly.Retention;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
@@ -10,19 +11,29 @@ import dev.onceonly.spi.Completion;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.Purgeable;
+import dev.onceonly.spi.RecordState;
+import dev.onceonly.spi.RecordStatistics;
 import dev.onceonly.spi.Release;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The durable {@link IdempotencyStore} on a SQL database, through plain JDBC.
@@ -65,13 +76,26 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** The table the bundled migrations create. */
     public static final String DEFAULT_TABLE = "onceonly_record";
 
+    // Room left for the audit table's suffix within PostgreSQL's 63 characters.
     private static final Pattern TABLE_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?"
-            + "[A-Za-z_][A-Za-z0-9_]{0,62}");
+            + "[A-Za-z_][A-Za-z0-9_]{0,56}");
     /** Each lost compare-and-set means another attempt made progress; this many in a row means a fault. */
     private static final int MAX_CLAIM_ROUNDS = 50;
 
+    /** Appended to the record table's name to name its audit table. */
+    public static final String AUDIT_SUFFIX = "_audit";
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
+
     private final ConnectionSource connections;
     private final JdbcDialect dialect;
+    private final String table;
+    /** How long audit rows are kept, in audit mode; {@code null} when records are deleted whole. */
+    private final @Nullable Duration auditRetention;
+    private final String auditTable;
+    private final String copyToAuditSql;
+    private final String purgeAuditSql;
+    private final String deleteAuditSql;
     private final String insertIfAbsentSql;
     private final String selectSql;
     private final String selectForClaimSql;
@@ -82,10 +106,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final String purgeSql;
     private final String deleteSql;
     private final String insertFinishedSql;
+    private final String recentSql;
+    private final String statisticsSql;
 
-    private JdbcIdempotencyStore(ConnectionSource connections, JdbcDialect dialect, String table) {
+    private JdbcIdempotencyStore(ConnectionSource connections, JdbcDialect dialect, String table,
+            @Nullable Duration auditRetention) {
         this.connections = connections;
         this.dialect = dialect;
+        this.table = table;
+        this.auditRetention = auditRetention;
+        this.auditTable = table + AUDIT_SUFFIX;
+        this.copyToAuditSql = dialect.copyToAudit(table, auditTable);
+        this.purgeAuditSql = dialect.purgeAudit(auditTable);
+        this.deleteAuditSql = dialect.deleteAudit(auditTable);
         this.insertIfAbsentSql = dialect.insertIfAbsent(table);
         this.selectSql = dialect.select(table);
         this.selectForClaimSql = dialect.selectForClaim(table);
@@ -93,9 +126,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.completeSql = dialect.complete(table);
         this.renewSql = dialect.renew(table);
         this.releaseSql = dialect.release(table);
-        this.purgeSql = dialect.purgeExpired(table);
+        this.purgeSql = auditRetention == null ? dialect.purgeExpired(table)
+                : dialect.moveExpiredToAudit(table, auditTable);
         this.deleteSql = dialect.delete(table);
         this.insertFinishedSql = dialect.insertFinished(table);
+        this.recentSql = dialect.recent(table);
+        this.statisticsSql = dialect.statistics(table);
     }
 
     /**
@@ -118,7 +154,50 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             throw IdempotencyConfigurationException.of("table name", "'" + table + "' is not a plain SQL "
                     + "identifier (letters, digits and '_', optionally schema-qualified)");
         }
-        return new JdbcIdempotencyStore(ConnectionSource.of(dataSource), dialect, table);
+        return new JdbcIdempotencyStore(ConnectionSource.of(dataSource), dialect, table, null);
+    }
+
+    /**
+     * This store in audit mode: a record that expires is not deleted whole, but its audit fields (scope,
+     * fingerprint, state, attempt, failures, status, resource id, times) move to the audit table (the record
+     * table's name with {@value #AUDIT_SUFFIX}; the bundled migrations create it) and are kept there for
+     * {@code retention} after the purge that moved them, while its stored response, headers and body, is dropped.
+     * A record that a new claim replaces once it expired is audited the same way first. Audit rows are purged by
+     * {@link #auditTrail()}.
+     *
+     * @throws IdempotencyConfigurationException unless {@code retention} is positive and at most {@link
+     *     Retention#MAX}
+     */
+    public JdbcIdempotencyStore keepingAudit(Duration retention) {
+        Objects.requireNonNull(retention, "retention");
+        if (retention.isNegative() || retention.isZero() || retention.compareTo(Retention.MAX) > 0) {
+            throw IdempotencyConfigurationException.of("audit retention", "must be positive and at most "
+                    + Retention.MAX + ", but is " + retention);
+        }
+        return new JdbcIdempotencyStore(connections, dialect, table, retention);
+    }
+
+    /** Whether expiring records leave audit rows ({@link #keepingAudit}). */
+    public boolean keepsAudit() {
+        return auditRetention != null;
+    }
+
+    /**
+     * The audit table's rows past their retention, for the background cleanup: in audit mode, and after it was
+     * switched off, while rows it left remain. Needs the audit table.
+     */
+    public Purgeable auditTrail() {
+        return new Purgeable() {
+            @Override
+            public String table() {
+                return auditTable;
+            }
+
+            @Override
+            public int purge(Instant now, int limit) {
+                return purgeBatch(purgeAuditSql, deleteAuditSql, 4, now, limit, null);
+            }
+        };
     }
 
     public JdbcDialect dialect() {
@@ -185,6 +264,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             boolean fresh = existing.isExpired(now);
             Instant createdAt = fresh ? now : existing.createdAt();
             int failures = fresh ? 0 : existing.failures();
+            if (fresh && auditRetention != null) {
+                copyToAudit(connection, request.scope(), now);
+            }
             if (takeOver(connection, request, existing, createdAt, failures, inTransaction, now)) {
                 return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1, createdAt), failures);
             }
@@ -349,22 +431,112 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         });
     }
 
+    /** In audit mode, moves each expired record's audit fields to the audit table as it deletes the record. */
     @Override
     public int purgeExpired(Instant now, int limit) {
+        return purgeBatch(purgeSql, deleteSql, 3, now, limit, auditRetention == null ? null : auditUntil(now));
+    }
+
+    private Instant auditUntil(Instant now) {
+        return micros(now.plus(Objects.requireNonNull(auditRetention)));
+    }
+
+    private void copyToAudit(Connection connection, IdempotencyScope scope, Instant now) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(copyToAuditSql)) {
+            dialect.setInstant(statement, 1, auditUntil(now));
+            bindScope(statement, 2, scope);
+            statement.executeUpdate();
+        }
+    }
+
+    /**
+     * One purge of a table: a statement that deletes (and, given {@code auditUntil}, audits) the due rows; or a
+     * query that locks their keys (owner, operation, key, and for audit rows created_at: {@code keyColumns} of them),
+     * which are then audited and deleted by key.
+     */
+    private int purgeBatch(String purge, String deleteByKey, int keyColumns, Instant now, int limit,
+            @Nullable Instant auditUntil) {
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be positive, but is " + limit);
         }
         // A transaction, because a purge in two steps must hold the rows it selected until it deleted them.
         return withConnection("purge", null, true, (connection, joined) -> {
-            try (PreparedStatement statement = connection.prepareStatement(purgeSql)) {
+            try (PreparedStatement statement = connection.prepareStatement(purge)) {
                 dialect.setInstant(statement, 1, micros(now));
                 statement.setInt(2, limit);
+                if (auditUntil != null && dialect.purgesInOneStatement()) {
+                    dialect.setInstant(statement, 3, auditUntil);
+                }
                 if (!statement.execute()) {
                     return statement.getUpdateCount();
                 }
                 try (ResultSet locked = statement.getResultSet()) {
-                    return deleteLocked(connection, locked);
+                    return deleteLocked(connection, locked, deleteByKey, keyColumns, auditUntil);
                 }
+            }
+        });
+    }
+
+    @Override
+    public boolean evict(IdempotencyScope scope) {
+        return withConnection("evict", scope, false, (connection, joined) -> {
+            try (PreparedStatement statement = connection.prepareStatement(deleteSql)) {
+                bindScope(statement, 1, scope);
+                return statement.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public List<IdempotencyRecord> recent(String owner, String operation, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be positive, but is " + limit);
+        }
+        return withConnection("list", null, false, (connection, joined) -> {
+            try (PreparedStatement statement = connection.prepareStatement(recentSql)) {
+                statement.setString(1, owner);
+                statement.setString(2, operation);
+                statement.setInt(3, limit);
+                List<IdempotencyRecord> records = new ArrayList<>();
+                try (ResultSet row = statement.executeQuery()) {
+                    while (row.next()) {
+                        records.add(RecordRows.read(dialect, new IdempotencyScope(owner, operation,
+                                RecordRows.key(row)), row));
+                    }
+                }
+                return records;
+            }
+        });
+    }
+
+    @Override
+    public RecordStatistics statistics(Instant now) {
+        Instant at = micros(now);
+        return withConnection("count", null, false, (connection, joined) -> {
+            try (PreparedStatement statement = connection.prepareStatement(statisticsSql)) {
+                dialect.setInstant(statement, 1, at);
+                dialect.setInstant(statement, 2, at);
+                Map<RecordState, Long> byState = new EnumMap<>(RecordState.class);
+                Instant oldestProcessing = null;
+                long expired = 0;
+                long abandoned = 0;
+                try (ResultSet row = statement.executeQuery()) {
+                    while (row.next()) {
+                        RecordState state = RecordRows.knownState(row);
+                        if (state == null) {
+                            // Counted nowhere rather than failing every scrape; reading the record fails closed.
+                            log.warn("{} records in {} have a state OnceOnly does not know", row.getLong("records"),
+                                    table);
+                            continue;
+                        }
+                        byState.put(state, row.getLong("records"));
+                        Instant oldest = dialect.getInstant(row, "oldest_processing");
+                        oldestProcessing = oldest != null ? oldest : oldestProcessing;
+                        expired += row.getLong("expired");
+                        abandoned += row.getLong("abandoned");
+                    }
+                }
+                return new RecordStatistics(byState, oldestProcessing, expired, abandoned);
             }
         });
     }
@@ -374,14 +546,27 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * Rows this transaction locks cannot go away, so each selected row is one deleted row (drivers that send
      * the batch in bulk do not report counts per row).
      */
-    private int deleteLocked(Connection connection, ResultSet locked) throws SQLException {
+    private int deleteLocked(Connection connection, ResultSet locked, String deleteByKey, int keyColumns,
+            @Nullable Instant auditUntil) throws SQLException {
         int deleted = 0;
-        try (PreparedStatement delete = connection.prepareStatement(deleteSql)) {
+        try (PreparedStatement delete = connection.prepareStatement(deleteByKey);
+                PreparedStatement audit = auditUntil == null ? null : connection.prepareStatement(copyToAuditSql)) {
             while (locked.next()) {
-                delete.setString(1, locked.getString(1));
-                delete.setString(2, locked.getString(2));
-                delete.setString(3, locked.getString(3));
+                for (int column = 1; column <= 3; column++) {
+                    delete.setString(column, locked.getString(column));
+                }
+                if (keyColumns == 4) {
+                    dialect.setInstant(delete, 4, dialect.getInstant(locked, "created_at"));
+                }
                 delete.addBatch();
+                if (audit != null) {
+                    // One by one: MariaDB cannot run an INSERT … SELECT as a bulk batch.
+                    dialect.setInstant(audit, 1, auditUntil);
+                    for (int column = 1; column <= 3; column++) {
+                        audit.setString(column + 1, locked.getString(column));
+                    }
+                    audit.executeUpdate();
+                }
                 deleted++;
             }
             if (deleted > 0) {

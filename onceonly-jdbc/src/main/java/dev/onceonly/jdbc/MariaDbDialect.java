@@ -82,6 +82,33 @@ public final class MariaDbDialect extends JdbcDialect {
                 + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
     }
 
+    /** The state column's collation ignores case: a corrupt 'succeeded' would count as SUCCEEDED. */
+    @Override
+    protected String exactly(String column) {
+        return "BINARY " + column;
+    }
+
+    @Override
+    protected boolean purgesInOneStatement() {
+        return false;
+    }
+
+    @Override
+    protected String moveExpiredToAudit(String table, String auditTable) {
+        return purgeExpired(table);
+    }
+
+    @Override
+    protected String insertUnlessPresent(String table, String columnsAndRows) {
+        return "INSERT IGNORE INTO " + table + " " + columnsAndRows;
+    }
+
+    @Override
+    protected String purgeAudit(String auditTable) {
+        return "SELECT owner, operation, idem_key, created_at FROM " + auditTable
+                + " WHERE audit_expires_at <= ? ORDER BY audit_expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
+    }
+
     @Override
     protected String boundedWrite(String statement, Duration lockWait, boolean inTransaction) {
         return boundedRead(statement, lockWait);

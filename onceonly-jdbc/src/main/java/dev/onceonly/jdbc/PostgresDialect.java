@@ -63,6 +63,35 @@ public final class PostgresDialect extends JdbcDialect {
                 + " WHERE r.owner = doomed.owner AND r.operation = doomed.operation AND r.idem_key = doomed.idem_key";
     }
 
+    @Override
+    protected boolean purgesInOneStatement() {
+        return true;
+    }
+
+    @Override
+    protected String moveExpiredToAudit(String table, String auditTable) {
+        return "WITH doomed AS (SELECT owner, operation, idem_key FROM " + table
+                + " WHERE expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED),"
+                + " gone AS (DELETE FROM " + table + " r USING doomed"
+                + " WHERE r.owner = doomed.owner AND r.operation = doomed.operation AND r.idem_key = doomed.idem_key"
+                + " RETURNING r.*) "
+                + insertUnlessPresent(auditTable, "(" + AUDIT_COLUMNS + ") SELECT " + AUDITED_FIELDS + ", ? FROM gone");
+    }
+
+    @Override
+    protected String insertUnlessPresent(String table, String columnsAndRows) {
+        return "INSERT INTO " + table + " " + columnsAndRows + " ON CONFLICT DO NOTHING";
+    }
+
+    @Override
+    protected String purgeAudit(String auditTable) {
+        return "WITH doomed AS (SELECT owner, operation, idem_key, created_at FROM " + auditTable
+                + " WHERE audit_expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)"
+                + " DELETE FROM " + auditTable + " a USING doomed"
+                + " WHERE a.owner = doomed.owner AND a.operation = doomed.operation AND a.idem_key = doomed.idem_key"
+                + " AND a.created_at = doomed.created_at";
+    }
+
     /**
      * Inside a transaction: {@code SET LOCAL lock_timeout} before the statement and back to the server's (role's,
      * database's) setting after it, sent together in one round trip, so that the business statements that follow

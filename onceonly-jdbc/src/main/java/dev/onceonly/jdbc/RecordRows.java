@@ -1,6 +1,7 @@
 package dev.onceonly.jdbc;
 
 import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spi.IdempotencyRecord;
@@ -8,11 +9,37 @@ import dev.onceonly.spi.RecordState;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** Turns a row of {@link JdbcDialect#RECORD_COLUMNS} into a record, or refuses it. */
 final class RecordRows {
 
     private RecordRows() {
+    }
+
+    /** The key of the row, refused like a corrupt record if it is no valid key. */
+    static IdempotencyKey key(ResultSet row) throws SQLException {
+        try {
+            return IdempotencyKey.of(row.getString("idem_key"));
+        } catch (RuntimeException e) {
+            throw corrupt(e);
+        }
+    }
+
+    /** The state of the row, or {@code null} if it is none OnceOnly knows. */
+    static @Nullable RecordState knownState(ResultSet row) throws SQLException {
+        String state = row.getString("state");
+        for (RecordState known : RecordState.values()) {
+            if (known.name().equals(state)) {
+                return known;
+            }
+        }
+        return null;
+    }
+
+    /** Only the type: the message may quote the stored value. */
+    private static StoreFault corrupt(RuntimeException e) {
+        return new StoreFault("the stored record is corrupt (" + e.getClass().getSimpleName() + ")");
     }
 
     /**
@@ -42,8 +69,7 @@ final class RecordRows {
                     Objects.requireNonNull(dialect.getInstant(row, "updated_at")),
                     Objects.requireNonNull(dialect.getInstant(row, "expires_at")));
         } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
-            // Only the type: the message may quote the stored value.
-            throw new StoreFault("the stored record is corrupt (" + e.getClass().getSimpleName() + ")");
+            throw corrupt(e);
         }
     }
 }

@@ -21,7 +21,8 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
-class MariaDbIdempotencyStoreIT extends IdempotencyStoreContract implements HeldRecordTests, StoreFailureTests {
+class MariaDbIdempotencyStoreIT extends IdempotencyStoreContract implements HeldRecordTests, StoreFailureTests,
+        AuditModeTests {
 
     @Override
     protected IdempotencyStore createStore(Clock clock) {

@@ -20,7 +20,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * holds must still be bounded by its lock wait.
  */
 class PostgresIdempotencyStoreIT extends IdempotencyStoreContract
-        implements PostgresHeldRecordTests, StoreFailureTests {
+        implements PostgresHeldRecordTests, StoreFailureTests, AuditModeTests {
 
     @Override
     protected IdempotencyStore createStore(Clock clock) {

@@ -192,6 +192,13 @@ public final class RedisOutcomeCache implements OutcomeCache {
                 marker.token().getBytes(StandardCharsets.US_ASCII), decimal(Fingerprint.LENGTH)));
     }
 
+    /** Deletes the scope's outcome and marker; {@code false} unless Redis confirmed it. */
+    @Override
+    public boolean forget(IdempotencyScope scope) {
+        String id = scope.id();
+        return call(() -> redis.delete(List.of(outcomeKey(id), markerKey(id)))) != null;
+    }
+
     /**
      * Whether Redis answers a PING, asked like any other call (through the breaker); one that answers makes the
      * connection, so that requests that come at once after it find it made. For startup.

@@ -47,6 +47,11 @@ public final class KilledOnFirstOutcome implements OutcomeCache {
         delegate.leave(scope, marker);
     }
 
+    @Override
+    public boolean forget(IdempotencyScope scope) {
+        return delegate.forget(scope);
+    }
+
     /** Starts the server again, empty, and kills it again at the next first outcome: for the next test. */
     public void rearm() {
         server.restart();

@@ -15,6 +15,7 @@ import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
 import dev.onceonly.spi.RecordState;
+import dev.onceonly.spi.RecordStatistics;
 import dev.onceonly.spi.Release;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -30,6 +31,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -726,6 +728,99 @@ public abstract class IdempotencyStoreContract {
             ClaimResult fresh = store.claim(claimRequest(scope, fingerprint("b")), now());
 
             assertClaimed(fresh, 1);
+        }
+    }
+
+    /** What administrators do: evict, list, count. */
+    @Nested
+    class Administration {
+
+        @Test
+        void evictedRecordIsGoneAndItsKeyRunsAsNew() {
+            IdempotencyScope scope = newScope();
+            store.complete(scope, claim(scope, fingerprint("a")), succeeded(simpleResponse()), now());
+
+            assertThat(store.evict(scope)).isTrue();
+
+            assertThat(store.find(scope)).isEmpty();
+            assertThat(store.evict(scope)).isFalse();
+            assertClaimed(store.claim(claimRequest(scope, fingerprint("b")), now()), 1);
+        }
+
+        @Test
+        void runningAttemptOfAnEvictedRecordCannotStoreItsOutcome() {
+            IdempotencyScope scope = newScope();
+            LeaseToken running = claim(scope, fingerprint("a"));
+
+            store.evict(scope);
+
+            assertThat(store.complete(scope, running, succeeded(simpleResponse()), now())).isFalse();
+            assertThat(store.renew(scope, running, now().plus(LEASE), now())).isFalse();
+            assertThat(store.find(scope)).isEmpty();
+        }
+
+        @Test
+        void evictionTouchesOnlyItsScope() {
+            IdempotencyScope evicted = newScope();
+            IdempotencyScope kept = new IdempotencyScope(evicted.owner(), evicted.operation(),
+                    IdempotencyKey.of(evicted.key().value() + "-other"));
+            claim(evicted, fingerprint("a"));
+            claim(kept, fingerprint("a"));
+
+            store.evict(evicted);
+
+            assertThat(store.find(kept)).isPresent();
+        }
+
+        @Test
+        void recentListsAnOwnersOperationNewestFirstUpToTheLimit() {
+            String operation = "POST /tck-recent-" + UUID.randomUUID();
+            List<IdempotencyScope> scopes = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                IdempotencyScope scope = new IdempotencyScope(owner, operation, IdempotencyKey.of("recent-record-key-" + i));
+                claim(scope, fingerprint("a"));
+                scopes.add(scope);
+                clock.advance(Duration.ofSeconds(1));
+            }
+            claim(new IdempotencyScope(owner, operation + "-other", IdempotencyKey.of("recent-record-key-9")), fingerprint("a"));
+            claim(new IdempotencyScope(owner + "-other", operation, IdempotencyKey.of("recent-record-key-8")), fingerprint("a"));
+
+            List<IdempotencyRecord> recent = store.recent(owner, operation, 3);
+
+            assertThat(recent).extracting(IdempotencyRecord::scope)
+                    .containsExactly(scopes.get(3), scopes.get(2), scopes.get(1));
+            assertThat(store.recent(owner, operation + "-none", 3)).isEmpty();
+        }
+
+        @Test
+        void statisticsCountRecordsByStateWithTheOldestProcessingAndThoseDue() {
+            // The table is shared with other tests and earlier runs: counted are differences, at a time of this
+            // run's own, far from any other run's (whose records would otherwise expire or run out in between).
+            clock.advance(Duration.ofDays(3650 + ThreadLocalRandom.current().nextInt(300_000)));
+            RecordStatistics before = store.statistics(now());
+            Instant oldest = now();
+            claim(newScope(), fingerprint("a"));
+            clock.advance(Duration.ofSeconds(1));
+            IdempotencyScope done = newScope();
+            store.complete(done, claim(done, fingerprint("a")), succeeded(simpleResponse()), now());
+            IdempotencyScope failed = newScope();
+            store.release(failed, claim(failed, fingerprint("a")), retryNow(), now());
+            clock.advance(LEASE.plusSeconds(1)); // the first claim's lease has run out
+
+            RecordStatistics after = store.statistics(now());
+
+            assertThat(after.byState().get(RecordState.PROCESSING) - before.byState().get(RecordState.PROCESSING))
+                    .isEqualTo(1);
+            assertThat(after.byState().get(RecordState.SUCCEEDED) - before.byState().get(RecordState.SUCCEEDED))
+                    .isEqualTo(1);
+            assertThat(after.byState().get(RecordState.FAILED_RETRYABLE)
+                    - before.byState().get(RecordState.FAILED_RETRYABLE)).isEqualTo(1);
+            assertThat(after.total() - before.total()).isEqualTo(3);
+            assertThat(after.abandoned() - before.abandoned()).isEqualTo(1);
+            assertThat(after.oldestProcessingCreatedAt()).isNotNull().isBeforeOrEqualTo(oldest);
+            assertThat(after.expired()).isEqualTo(before.expired());
+            clock.advance(RETENTION.plus(LEASE));
+            assertThat(store.statistics(now()).expired() - after.expired()).isEqualTo(3);
         }
     }
 
