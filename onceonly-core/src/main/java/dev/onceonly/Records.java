@@ -45,7 +45,7 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
     ClaimRequest claimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant now, Duration lockWait,
             boolean transactional) {
         Instant leaseExpiresAt = now.plus(leaseDuration);
-        return new ClaimRequest(scope, fingerprint, leaseExpiresAt, leaseExpiresAt.plus(retention.succeeded()),
+        return new ClaimRequest(scope, fingerprint, leaseExpiresAt, leaseExpiresAt.plus(retention.abandonedOrSucceeded()),
                 lockWait, transactional);
     }
 
@@ -54,21 +54,24 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
      * worker's first attempt takes it over.
      */
     ClaimRequest queuedClaimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant now, Duration lockWait) {
-        return new ClaimRequest(scope, fingerprint, now, now.plus(leaseDuration).plus(retention.succeeded()),
+        return new ClaimRequest(scope, fingerprint, now, now.plus(leaseDuration).plus(retention.abandonedOrSucceeded()),
                 lockWait, true, false);
     }
 
     /**
-     * A success keeps the expiry its claim set (lease end plus retention) while that still covers the retention:
-     * completing then changes no indexed column, which lets PostgreSQL update the row in place (HOT).
+     * A success keeps the expiry its claim set (lease end plus the abandoned retention) while that still covers the
+     * succeeded retention by at most a lease: completing then changes no indexed column, which lets PostgreSQL
+     * update the row in place (HOT). With an abandoned retention of its own, the claim's expiry is another, and a
+     * success gets its own.
      */
     Completion completion(Decision decision, StoredResponse response, Instant now, Instant claimExpiresAt) {
         if (decision == Decision.FAILED_FINAL) {
             return new Completion(RecordState.FAILED_FINAL, response, now.plus(retention.failed()));
         }
         Instant retained = now.plus(retention.succeeded());
-        return new Completion(RecordState.SUCCEEDED, response, claimExpiresAt.isAfter(retained) ? claimExpiresAt
-                : retained);
+        boolean keepClaimsExpiry = claimExpiresAt.isAfter(retained)
+                && !claimExpiresAt.isAfter(retained.plus(leaseDuration));
+        return new Completion(RecordState.SUCCEEDED, response, keepClaimsExpiry ? claimExpiresAt : retained);
     }
 
     /** The outcome this process remembers for {@code scope}, if any. */
