@@ -4,7 +4,9 @@ import dev.onceonly.internal.ReplayCache;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.OutcomeCache;
+import dev.onceonly.spi.Purgeable;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -241,7 +243,22 @@ public final class IdempotencyEngine {
 
     /** Purges up to {@code limit} records expired by this engine's clock through its store; returns how many. */
     public int purgeExpired(int limit) {
-        return store.purgeExpired(settings.clock.instant(), limit);
+        return expiredRecords().purge(settings.clock.instant(), limit);
+    }
+
+    /** The records past their retention, purged through this engine's store (with its decorators), named records. */
+    public Purgeable expiredRecords() {
+        return new Purgeable() {
+            @Override
+            public String name() {
+                return "records";
+            }
+
+            @Override
+            public int purge(Instant now, int limit) {
+                return store.purgeExpired(now, limit);
+            }
+        };
     }
 
     /**

@@ -9,8 +9,8 @@ import java.time.Instant;
  */
 public interface Purgeable {
 
-    /** The table, for logs and metrics. */
-    String table();
+    /** What the rows are, for logs and metrics: {@code records}, {@code audit}, {@code outbox}. */
+    String name();
 
     /**
      * Removes up to {@code limit} rows due at {@code now}, in one short transaction that skips rows other

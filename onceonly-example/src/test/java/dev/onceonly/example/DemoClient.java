@@ -14,7 +14,7 @@ import java.util.Map;
 final class DemoClient {
 
     private static final Map<String, String> PASSWORDS = Map.of("alice", "alice-pass", "bob", "bob-pass", "carol",
-            "carol-pass");
+            "carol-pass", "ops", "ops-pass");
 
     private final int port;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -38,6 +38,11 @@ final class DemoClient {
     HttpResponse<byte[]> get(String user, String path) throws Exception {
         return http.send(HttpRequest.newBuilder(uri(path)).header("Authorization", basic(user))
                 .timeout(Duration.ofSeconds(60)).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    HttpResponse<byte[]> delete(String user, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(uri(path)).header("Authorization", basic(user))
+                .timeout(Duration.ofSeconds(60)).DELETE().build(), HttpResponse.BodyHandlers.ofByteArray());
     }
 
     /** A GET without credentials. */

@@ -189,8 +189,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public Purgeable auditTrail() {
         return new Purgeable() {
             @Override
-            public String table() {
-                return auditTable;
+            public String name() {
+                return "audit";
             }
 
             @Override

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyConfigurationException;
+import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.StoredResponse;
@@ -80,17 +81,7 @@ interface AuditModeTests extends JdbcStoreFixture {
     }
 
     private static Purgeable records(JdbcIdempotencyStore store) {
-        return new Purgeable() {
-            @Override
-            public String table() {
-                return JdbcIdempotencyStore.DEFAULT_TABLE;
-            }
-
-            @Override
-            public int purge(Instant now, int limit) {
-                return store.purgeExpired(now, limit);
-            }
-        };
+        return IdempotencyEngine.builder(store).build().expiredRecords();
     }
 
     /** The owner's audit rows, each column by name. */

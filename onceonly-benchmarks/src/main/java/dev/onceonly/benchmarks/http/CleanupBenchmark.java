@@ -14,7 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Scenario f, run on its own: the service's background cleanup (the starter's {@code ExpiredRecordCleaner}, on
+ * Scenario f, run on its own: the service's background cleanup (the starter's {@code BackgroundCleanup}, on
  * the service's pool of 16 connections) removes a million expired records from PostgreSQL while clients keep
  * sending first executions, a fresh key per request, through HTTP. In one run:
  * <ol>

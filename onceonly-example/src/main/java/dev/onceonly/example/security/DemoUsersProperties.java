@@ -1,6 +1,8 @@
 package dev.onceonly.example.security;
 
+import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -23,13 +25,15 @@ public record DemoUsersProperties(Map<String, DemoUser> users) {
      * @param password the password, with a Spring Security encoding prefix such as {@code {noop}} or
      *     {@code {bcrypt}}
      * @param tenant the tenant the user belongs to
+     * @param roles roles beyond USER, such as ONCEONLY_ADMIN (the administrators' Actuator endpoint)
      */
-    public record DemoUser(String password, String tenant) {
+    public record DemoUser(String password, String tenant, @Nullable List<String> roles) {
 
         public DemoUser {
             if (password == null || password.isBlank() || tenant == null || tenant.isBlank()) {
                 throw new IllegalArgumentException("every example.users entry needs a password and a tenant");
             }
+            roles = roles == null ? List.of() : List.copyOf(roles);
         }
     }
 }

@@ -40,14 +40,15 @@ public class SecurityConfiguration {
     UserDetailsService demoUsers(DemoUsersProperties properties) {
         Map<String, TenantUser> users = properties.users().entrySet().stream().collect(Collectors.toUnmodifiableMap(
                 Map.Entry::getKey,
-                entry -> new TenantUser(entry.getKey(), entry.getValue().password(), entry.getValue().tenant())));
+                entry -> new TenantUser(entry.getKey(), entry.getValue().password(), entry.getValue().tenant(),
+                        entry.getValue().roles())));
         return username -> {
             TenantUser user = users.get(username);
             if (user == null) {
                 throw new UsernameNotFoundException("unknown user");
             }
             // A copy: Spring Security erases the credentials of the instance it authenticated.
-            return new TenantUser(user.getUsername(), user.getPassword(), user.tenant());
+            return new TenantUser(user.getUsername(), user.getPassword(), user.tenant(), user.roles());
         };
     }
 

@@ -2,6 +2,7 @@ package dev.onceonly.example.security;
 
 import dev.onceonly.spring.boot.web.IdempotencyOwnerResolver;
 import java.util.List;
+import java.util.stream.Stream;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.core.userdetails.User;
 
@@ -11,12 +12,24 @@ public final class TenantUser extends User {
     private final String tenant;
 
     public TenantUser(String username, String password, String tenant) {
-        super(username, password, List.of(new SimpleGrantedAuthority("ROLE_USER")));
+        this(username, password, tenant, List.of());
+    }
+
+    /** A user with {@code roles} beyond USER. */
+    public TenantUser(String username, String password, String tenant, List<String> roles) {
+        super(username, password, Stream.concat(Stream.of("USER"), roles.stream())
+                .map(role -> new SimpleGrantedAuthority("ROLE_" + role)).toList());
         this.tenant = tenant;
     }
 
     public String tenant() {
         return tenant;
+    }
+
+    /** The roles beyond USER, without the ROLE_ prefix. */
+    public List<String> roles() {
+        return getAuthorities().stream().map(authority -> authority.getAuthority().substring("ROLE_".length()))
+                .filter(role -> !role.equals("USER")).toList();
     }
 
     /**

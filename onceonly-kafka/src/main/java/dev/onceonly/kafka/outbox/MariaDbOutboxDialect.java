@@ -34,6 +34,12 @@ final class MariaDbOutboxDialect implements OutboxDialect {
         return OutboxDialect.heads(table);
     }
 
+    /** Needs no named lock: the relay's rounds read and lock unpublished rows only. */
+    @Override
+    public String purgePublished(String table) {
+        return "SELECT id FROM " + table + " WHERE published_at <= ? ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED";
+    }
+
     @Override
     public boolean enterRound(Connection connection) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement("SELECT GET_LOCK(?, 0)")) {

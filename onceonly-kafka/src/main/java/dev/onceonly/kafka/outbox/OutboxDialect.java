@@ -21,6 +21,12 @@ sealed interface OutboxDialect permits PostgresOutboxDialect, MariaDbOutboxDiale
     /** Called on the round's connection after its transaction ended (committed or rolled back). */
     void leaveRound(Connection connection) throws SQLException;
 
+    /**
+     * Up to {@code ?} rows published at or before {@code ?} (parameters: that time, the limit), oldest id first,
+     * skipping locked rows: a statement that deletes them, or a query that locks their ids for deletion by id.
+     */
+    String purgePublished(String table);
+
     /** The dialect of the database behind {@code dataSource}, for the relay of {@code table}. */
     static OutboxDialect of(DataSource dataSource, String table) {
         try (Connection connection = dataSource.getConnection()) {

@@ -1,6 +1,7 @@
 package dev.onceonly.kafka.outbox;
 
 import dev.onceonly.jdbc.SqlFailure;
+import dev.onceonly.spi.Purgeable;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -112,6 +113,16 @@ public final class OutboxRelay {
     /** The outbox table this relay publishes. */
     public String table() {
         return table;
+    }
+
+    /**
+     * The rows of this relay's table published more than {@code retention} ago, for a cleanup to delete
+     * ({@code BackgroundCleanup} with Spring Boot, {@code onceonly.kafka.outbox.retention}).
+     *
+     * @throws IllegalArgumentException unless {@code retention} is positive
+     */
+    public Purgeable expiredPublishedRows(Duration retention) {
+        return new PublishedRows(dataSource, table, retention, dialect);
     }
 
     /** Rows this relay has published since it was built, for metrics. */

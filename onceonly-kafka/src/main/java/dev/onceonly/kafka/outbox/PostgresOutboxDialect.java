@@ -15,6 +15,12 @@ final class PostgresOutboxDialect implements OutboxDialect {
     }
 
     @Override
+    public String purgePublished(String table) {
+        return "WITH doomed AS (SELECT id FROM " + table + " WHERE published_at <= ? ORDER BY id LIMIT ?"
+                + " FOR UPDATE SKIP LOCKED) DELETE FROM " + table + " o USING doomed WHERE o.id = doomed.id";
+    }
+
+    @Override
     public boolean enterRound(Connection connection) {
         return true;
     }

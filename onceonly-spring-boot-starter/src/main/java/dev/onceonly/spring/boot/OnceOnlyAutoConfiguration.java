@@ -4,7 +4,6 @@ import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyEngineBuilder;
 import dev.onceonly.IdempotencyKeyFormat;
-import dev.onceonly.Retention;
 import dev.onceonly.RetryPolicy;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.crypto.EncryptingIdempotencyStore;
@@ -109,11 +108,7 @@ public class OnceOnlyAutoConfiguration {
         set("onceonly.retry-after", () -> builder.retryAfter(properties.retryAfter()));
         set("onceonly.replay-cache.time-to-live/max-size", () -> builder.replayCache(
                 properties.replayCache().timeToLive(), properties.replayCache().maxSize().toBytes()));
-        try {
-            builder.retention(new Retention(properties.retention().succeeded(), properties.retention().failed()));
-        } catch (IdempotencyConfigurationException e) {
-            throw e.renamed("onceonly." + e.setting());
-        }
+        builder.retention(properties.retention().engineRetention());
     }
 
     private static void set(String property, Runnable setter) {

@@ -43,6 +43,8 @@ import org.springframework.util.unit.DataSize;
  * @param replayCache finished outcomes also answered from memory
  * @param encryption encryption at rest of stored response bodies and headers
  * @param async the workers of asynchronous operations
+ * @param metrics the metrics read from the record table
+ * @param admin the administrators' Actuator endpoint
  */
 @ConfigurationProperties("onceonly")
 public record OnceOnlyProperties(
@@ -58,7 +60,9 @@ public record OnceOnlyProperties(
         @DefaultValue Cleanup cleanup,
         @DefaultValue ReplayCache replayCache,
         @DefaultValue Encryption encryption,
-        @DefaultValue Async async) {
+        @DefaultValue Async async,
+        @DefaultValue Metrics metrics,
+        @DefaultValue Admin admin) {
 
     /**
      * @param headerName the request header that carries the key
@@ -209,10 +213,51 @@ public record OnceOnlyProperties(
     /**
      * @param succeeded how long a succeeded outcome is replayed
      * @param failed how long a failed outcome (final or retryable) is kept
+     * @param abandoned how long a record whose attempt never ended (its process died, no retry came) is kept after
+     *     its lease; unset: as long as succeeded
+     * @param audit switches audit mode on (JDBC store): at expiry a record's stored response is dropped and its
+     *     audit fields are kept this long in the audit table
      */
     public record Retention(
             @DefaultValue(IdempotencyDefaults.RETENTION) Duration succeeded,
-            @DefaultValue(IdempotencyDefaults.RETENTION) Duration failed) {
+            @DefaultValue(IdempotencyDefaults.RETENTION) Duration failed,
+            @Nullable Duration abandoned,
+            @Nullable Duration audit) {
+
+        /** The engine's retention these properties describe, checked by onceonly-core's rules. */
+        public dev.onceonly.Retention engineRetention() {
+            try {
+                return new dev.onceonly.Retention(succeeded, failed, abandoned);
+            } catch (IdempotencyConfigurationException e) {
+                throw e.renamed("onceonly." + e.setting());
+            }
+        }
+    }
+
+    /**
+     * @param role the role a user needs for the onceonly Actuator endpoint (with Spring Security, the
+     *     authority ROLE_ + role)
+     */
+    public record Admin(@DefaultValue("ONCEONLY_ADMIN") String role) {
+
+        public Admin {
+            if (role.isBlank() || role.startsWith("ROLE_")) {
+                throw IdempotencyConfigurationException.of("onceonly.admin.role", "must be a role name without the "
+                        + "ROLE_ prefix, such as ONCEONLY_ADMIN");
+            }
+        }
+    }
+
+    /**
+     * @param recordCountsInterval how often the records by state, the oldest PROCESSING one and those past their
+     *     expiry or lease are counted for the metrics: each count reads the whole record table, so keep it
+     *     minutes apart; 0 turns the counts off
+     */
+    public record Metrics(@DefaultValue("5m") Duration recordCountsInterval) {
+
+        public Metrics {
+            requireNotNegative("onceonly.metrics.record-counts-interval", recordCountsInterval);
+        }
     }
 
     /**

@@ -15,10 +15,13 @@ import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.Purgeable;
 import dev.onceonly.tck.MutableClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,7 +53,7 @@ class OnceOnlyAutoConfigurationTest {
     @Test
     void engineRunsOnTheStoreBeanThatExists() {
         runner.run(context -> {
-            assertThat(context).hasSingleBean(IdempotencyEngine.class).hasSingleBean(ExpiredRecordCleaner.class);
+            assertThat(context).hasSingleBean(IdempotencyEngine.class).hasSingleBean(BackgroundCleanup.class);
             assertThat(context.getBean(IdempotencyEngine.class).mode()).isEqualTo(IdempotencyMode.LEASED);
         });
     }
@@ -145,9 +148,67 @@ class OnceOnlyAutoConfigurationTest {
 
             clock.advance(Duration.ofDays(2));
 
-            assertThat(context.getBean(ExpiredRecordCleaner.class).purgeOnce()).isEqualTo(1);
+            assertThat(context.getBean(BackgroundCleanup.class).purgeOnce()).isEqualTo(1);
             assertThat(store.find(scope)).isEmpty();
         });
+    }
+
+    @Test
+    void cleanupPurgesEveryTableItIsGivenInBatchesAndATableThatFailsStopsNoOther() {
+        MutableClock clock = new MutableClock(Instant.parse("2100-01-01T00:00:00Z"));
+        Rows audit = new Rows("audit", 2_500);
+        Purgeable broken = new Purgeable() {
+            @Override
+            public String name() {
+                return "outbox";
+            }
+
+            @Override
+            public int purge(Instant now, int limit) {
+                throw new IllegalStateException("the outbox table is gone");
+            }
+        };
+
+        runner.withBean(Clock.class, () -> clock).withBean("broken", Purgeable.class, () -> broken)
+                .withBean("audit", Purgeable.class, () -> audit)
+                .withPropertyValues("onceonly.cleanup.batch-size=1000", "onceonly.cleanup.batch-pause=0s")
+                .run(context -> {
+                    BackgroundCleanup cleanup = context.getBean(BackgroundCleanup.class);
+
+                    assertThat(cleanup.purgeOnce()).isEqualTo(2_500);
+                    assertThat(audit.batches).containsExactly(1_000, 1_000, 500);
+                    assertThat(audit.purgedAt).containsOnly(clock.instant());
+                    assertThat(cleanup.removed()).containsOnlyKeys("records", "audit", "outbox")
+                            .containsEntry("audit", 2_500L).containsEntry("outbox", 0L);
+                    assertThat(context).hasBean("onceOnlyBackgroundCleanupTask");
+                });
+    }
+
+    /** A table with {@code due} rows due, that records each purge. */
+    private static final class Rows implements Purgeable {
+        final String name;
+        int due;
+        final List<Integer> batches = new ArrayList<>();
+        final List<Instant> purgedAt = new ArrayList<>();
+
+        Rows(String name, int due) {
+            this.name = name;
+            this.due = due;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public int purge(Instant now, int limit) {
+            int removed = Math.min(limit, due);
+            due -= removed;
+            batches.add(removed);
+            purgedAt.add(now);
+            return removed;
+        }
     }
 
     @Test
@@ -161,14 +222,14 @@ class OnceOnlyAutoConfigurationTest {
     void canBeSwitchedOff() {
         runner.withPropertyValues("onceonly.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(IdempotencyEngine.class)
-                        .doesNotHaveBean(ExpiredRecordCleaner.class));
+                        .doesNotHaveBean(BackgroundCleanup.class));
     }
 
     @Test
     void cleanupCanBeSwitchedOff() {
         runner.withPropertyValues("onceonly.cleanup.enabled=false")
                 .run(context -> assertThat(context).hasSingleBean(IdempotencyEngine.class)
-                        .doesNotHaveBean(ExpiredRecordCleaner.class));
+                        .doesNotHaveBean(BackgroundCleanup.class));
     }
 
     // issue 8: a pattern silently overrode min-length and max-length.

@@ -10,12 +10,15 @@ import dev.onceonly.jdbc.PostgresDialect;
 import dev.onceonly.jdbc.SqlFailure;
 import dev.onceonly.jdbc.SpringTransactionRunner;
 import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.Purgeable;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Locale;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -77,11 +80,31 @@ public class OnceOnlyJdbcAutoConfiguration {
             }
             JdbcSchema.migrate(dataSource, dialect);
         }
+        JdbcIdempotencyStore store;
         try {
-            return JdbcIdempotencyStore.create(dataSource, dialect, properties.jdbc().tableName());
+            store = JdbcIdempotencyStore.create(dataSource, dialect, properties.jdbc().tableName());
         } catch (IdempotencyConfigurationException e) {
             throw e.renamed("onceonly.jdbc.table-name");
         }
+        Duration audit = properties.retention().audit();
+        if (audit == null) {
+            return store;
+        }
+        try {
+            return store.keepingAudit(audit);
+        } catch (IdempotencyConfigurationException e) {
+            throw e.renamed("onceonly.retention.audit");
+        }
+    }
+
+    /**
+     * The audit table's expired rows, for the background cleanup: in audit mode, and wherever the bundled
+     * migrations created the table (rows left from audit mode switched off go too).
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "onceOnlyAuditTrail")
+    @Nullable Purgeable onceOnlyAuditTrail(JdbcIdempotencyStore store, OnceOnlyProperties properties) {
+        return store.keepsAudit() || properties.jdbc().schemaInit() ? store.auditTrail() : null;
     }
 
     @Bean

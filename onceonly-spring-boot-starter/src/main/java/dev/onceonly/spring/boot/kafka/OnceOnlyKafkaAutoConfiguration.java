@@ -12,6 +12,7 @@ import dev.onceonly.kafka.inbox.MessageKeyException;
 import dev.onceonly.kafka.outbox.OutboxPoller;
 import dev.onceonly.kafka.outbox.OutboxRelay;
 import dev.onceonly.redis.ShortTtlDedupe;
+import dev.onceonly.spi.Purgeable;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.jdbc.OnceOnlyJdbcAutoConfiguration;
 import io.micrometer.core.instrument.Counter;
@@ -189,6 +190,13 @@ public class OnceOnlyKafkaAutoConfiguration {
                     .sendTimeout(outbox.sendTimeout())
                     .clock(clock.getIfAvailable(Clock::systemUTC))
                     .build();
+        }
+
+        /** With {@code onceonly.kafka.outbox.retention}, published rows older than that go with the cleanup. */
+        @Bean
+        @ConditionalOnProperty("onceonly.kafka.outbox.retention")
+        Purgeable onceonlyOutboxCleanup(OutboxRelay relay, OnceOnlyKafkaProperties properties) {
+            return relay.expiredPublishedRows(Objects.requireNonNull(properties.outbox().retention()));
         }
 
         @Bean

@@ -33,10 +33,12 @@ public record OnceOnlyKafkaProperties(@DefaultValue("P8D") Duration inboxRetenti
      * @param maxBackoff the longest pause after consecutive failures
      * @param batchSize rows sent per round (one transaction)
      * @param sendTimeout how long a round waits for the broker's acknowledgements
+     * @param retention how long published rows are kept before the background cleanup deletes them; unset, they
+     *     stay
      */
     public record Outbox(@Nullable String table, @Nullable String topic, @DefaultValue("500ms") Duration pollInterval,
             @DefaultValue("30s") Duration maxBackoff, @DefaultValue("100") int batchSize,
-            @DefaultValue("10s") Duration sendTimeout) {
+            @DefaultValue("10s") Duration sendTimeout, @Nullable Duration retention) {
 
         public Outbox {
             if (table != null && (topic == null || topic.isBlank())) {
@@ -48,6 +50,10 @@ public record OnceOnlyKafkaProperties(@DefaultValue("P8D") Duration inboxRetenti
             if (maxBackoff.compareTo(pollInterval) < 0) {
                 throw IdempotencyConfigurationException.of("onceonly.kafka.outbox.max-backoff", "must be at least "
                         + "the poll interval (" + pollInterval + "), but is " + maxBackoff);
+            }
+            if (retention != null && (retention.isNegative() || retention.isZero())) {
+                throw IdempotencyConfigurationException.of("onceonly.kafka.outbox.retention", "must be positive, but "
+                        + "is " + retention);
             }
             if (batchSize < 1) {
                 throw IdempotencyConfigurationException.of("onceonly.kafka.outbox.batch-size", "must be at least 1, "

@@ -35,8 +35,21 @@ public @interface Idempotent {
     /** How long a duplicate waits for the first request, such as {@code "2s"}; default {@code onceonly.wait-timeout}. */
     String waitTimeout() default "";
 
-    /** How long the outcome is replayed, such as {@code "7d"}; default {@code onceonly.retention.succeeded}. */
+    /** How long a success is replayed, such as {@code "7d"}; default {@code onceonly.retention.succeeded}. */
     String retention() default "";
+
+    /**
+     * How long a final failure (a 4xx that is replayed) is kept, such as {@code "1h"}; default
+     * {@code onceonly.retention.failed}.
+     */
+    String failedRetention() default "";
+
+    /**
+     * How long a record whose attempt never ended (its process died, no retry came) is kept after its lease, such
+     * as {@code "1h"}; default {@code onceonly.retention.abandoned}, or this endpoint's {@link #retention()} when
+     * only that is set.
+     */
+    String abandonedRetention() default "";
 
     /**
      * How the handler runs. {@link IdempotencyMode#LEASED}: no transaction spans the handler, which may then call

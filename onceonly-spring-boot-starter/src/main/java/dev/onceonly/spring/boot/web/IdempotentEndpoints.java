@@ -8,7 +8,6 @@ import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.OutcomePolicy;
 import dev.onceonly.OutcomePolicy.Decision;
-import dev.onceonly.Retention;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.Method;
@@ -163,9 +162,13 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         if (wait != null) {
             variant.waitTimeout(wait);
         }
-        Duration retention = duration(where + " retention", idempotent.retention());
-        if (retention != null) {
-            variant.retention(new Retention(retention, engine.retention().failed()));
+        Duration succeeded = duration(where + " retention", idempotent.retention());
+        Duration failed = duration(where + " failedRetention", idempotent.failedRetention());
+        Duration abandoned = duration(where + " abandonedRetention", idempotent.abandonedRetention());
+        try {
+            variant.retention(engine.retention().overriddenBy(succeeded, failed, abandoned));
+        } catch (IdempotencyConfigurationException e) {
+            throw e.renamed(where + " " + e.setting());
         }
         Map<Integer, Decision> overrides = new HashMap<>();
         for (int status : idempotent.retryableStatuses()) {
