@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.onceonly.kafka.SharedKafkaBroker;
 import dev.onceonly.kafka.TopicReader;
+import dev.onceonly.spi.Purgeable;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -18,6 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -119,6 +121,31 @@ abstract class OutboxRelayContract {
                 .containsExactlyInAnyOrder("{\"order\":7}", "{\"order\":8}");
         assertThat(unpublished()).isZero();
         assertThat(relay.publishPending()).isZero();
+    }
+
+    @Test
+    void publishedRowsOlderThanTheRetentionAreDeletedOldestFirstAndUnpublishedRowsNever() throws SQLException {
+        Instant publishedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        insert(1, "order.placed", "old-1", "{}");
+        insert(2, "order.placed", "old-2", "{}");
+        insert(3, "order.placed", "old-3", "{}");
+        OutboxRelay relay = relay(database(), template()).clock(Clock.fixed(publishedAt, ZoneOffset.UTC)).build();
+        relay.publishPending();
+        insert(4, "order.placed", "waiting-4", "{}");
+        Purgeable published = relay.expiredPublishedRows(Duration.ofHours(1));
+
+        int early = published.purge(publishedAt.plus(Duration.ofMinutes(59)), 100);
+        List<Integer> batches = List.of(published.purge(publishedAt.plus(Duration.ofHours(1)), 2),
+                published.purge(publishedAt.plus(Duration.ofHours(1)), 2),
+                published.purge(publishedAt.plus(Duration.ofHours(1)), 2));
+
+        assertThat(published.name()).isEqualTo("outbox");
+        assertThat(early).isZero();
+        assertThat(batches).containsExactly(2, 1, 0);
+        assertThat(queryLong("SELECT count(*) FROM " + table)).isEqualTo(1);
+        assertThat(isUnpublished("waiting-4")).isTrue();
+        assertThatThrownBy(() -> relay.expiredPublishedRows(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
