@@ -215,7 +215,10 @@ public final class IdempotencyEngine {
                     + "TransactionRunner, so that the record and the worker's task commit together",
                     "Set transactions(…) on the engine builder (the JDBC store's SpringTransactionRunner)");
         }
-        return asynchronous.submit(runner, settings.keyStorage.stored(scope), fingerprint, codec, enqueue);
+        IdempotencyScope stored = settings.keyStorage.stored(scope);
+        try (LogFields.Scope fields = LogFields.open(stored)) {
+            return asynchronous.submit(runner, stored, fingerprint, codec, enqueue);
+        }
     }
 
     /**
@@ -233,7 +236,9 @@ public final class IdempotencyEngine {
             IdempotentWork<T, ? extends Exception> work) {
         Objects.requireNonNull(codec, "codec");
         Objects.requireNonNull(work, "work");
-        return asynchronous.resume(storedScope, codec, work);
+        try (LogFields.Scope fields = LogFields.open(storedScope)) {
+            return asynchronous.resume(storedScope, codec, work);
+        }
     }
 
     /** Look-ups, evictions, releases and counts for administrators, on this engine's store and caches. */
@@ -283,6 +288,15 @@ public final class IdempotencyEngine {
         Objects.requireNonNull(work, "work");
         // From here on only the key as stored exists: the store, the memory, logs and exceptions never see more.
         IdempotencyScope stored = settings.keyStorage.stored(scope);
+        try (LogFields.Scope fields = LogFields.open(stored)) {
+            IdempotentResult<T> result = executeStored(stored, fingerprint, codec, work);
+            LogFields.outcome(result.replayed(), null);
+            return result;
+        }
+    }
+
+    private <T, X extends Exception> IdempotentResult<T> executeStored(IdempotencyScope stored,
+            Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
         IdempotentResult<T> cached = records.cachedReplay(stored, fingerprint, codec);
         if (cached != null) {
             return cached;

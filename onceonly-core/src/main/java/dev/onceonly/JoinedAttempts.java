@@ -83,6 +83,7 @@ record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock cl
         try {
             // The uncommitted claim cannot be taken over while the caller's transaction runs: the lease is never
             // lost.
+            LogFields.attempt(token.attempt());
             T value = work.run(new Attempt(scope, token, claimed.failures(), () -> false));
             StoredResponse response = codec.encode(value);
             Decision decision = outcomePolicy.classify(response);

@@ -94,6 +94,7 @@ record LeasedAttempts(IdempotencyStore store, Clock clock, Records records, Outc
             heartbeat = Heartbeat.start(store, clock, heartbeats, scope, token, request.leaseExpiresAt(),
                     records.leaseDuration());
             Attempt attempt = new Attempt(scope, token, claimed.failures(), heartbeat::isLost);
+            LogFields.attempt(token.attempt());
             value = work.run(attempt);
         } catch (OutcomeUnknownException unknown) {
             stopQuietly(heartbeat);

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -28,6 +29,8 @@ public final class RecordAdministration {
     public static final int MAX_LISTED = 100;
 
     private static final Logger log = LoggerFactory.getLogger(RecordAdministration.class);
+    /** Control characters, and the Unicode line and paragraph separators. */
+    private static final Pattern LINE_BREAKING = Pattern.compile("[\\p{Cc}\\p{Zl}\\p{Zp}]");
 
     private final IdempotencyStore store;
     private final Clock clock;
@@ -37,11 +40,24 @@ public final class RecordAdministration {
 
     RecordAdministration(IdempotencyStore store, Clock clock, KeyStorage keyStorage, Retention retention,
             @Nullable OutcomeCache replays, @Nullable OutcomeCache shared) {
+        this(store, clock, keyStorage, retention, Stream.of(replays, shared).filter(Objects::nonNull).toList());
+    }
+
+    private RecordAdministration(IdempotencyStore store, Clock clock, KeyStorage keyStorage, Retention retention,
+            List<OutcomeCache> caches) {
         this.store = store;
         this.clock = clock;
         this.keyStorage = keyStorage;
         this.retention = retention;
-        this.caches = Stream.of(replays, shared).filter(Objects::nonNull).toList();
+        this.caches = caches;
+    }
+
+    /**
+     * These operations on keys given as stored, such as the digests {@link #recent} lists where only digests are
+     * stored (a digest cannot be turned back into the key).
+     */
+    public RecordAdministration forStoredKeys() {
+        return new RecordAdministration(store, clock, KeyStorage.raw(), retention, caches);
     }
 
     /** The record of {@code scope} (the key as the client sent it), expired or not. */
@@ -65,19 +81,20 @@ public final class RecordAdministration {
     /**
      * Deletes the record of {@code scope} whatever its state, so that its key runs again as new, and drops what this
      * process's memory and the shared cache hold of it. The caches are cleared also when the store had no record
-     * (so an eviction whose cache step failed can simply be repeated), before and after the deletion, so that a
-     * replay read from the store just before it cannot put the outcome back. Other instances' memories are not
-     * reached: they may replay the outcome for up to their replay cache's time to live.
+     * (so an eviction whose cache step failed can simply be repeated), before and after the deletion, which narrows
+     * to a few microseconds the window in which a replay that read the store just before the deletion could put the
+     * outcome back in a cache. Other instances' memories are not reached: they may replay the outcome for up to
+     * their replay cache's time to live.
      *
      * @param reason why, for the log (an operator's words; not stored)
      */
     public Eviction evict(IdempotencyScope scope, String reason) {
         IdempotencyScope stored = keyStorage.stored(scope);
         boolean forgotten = forget(stored);
-        boolean found = store.evict(stored);
+        boolean found = store.evict(stored, clock.instant());
         forgotten &= forget(stored);
         log.info("Evicted idempotency record: operation={} key={} found={} cachesCleared={} reason={}",
-                stored.operation(), stored.key(), found, forgotten, oneLine(reason));
+                oneLine(stored.operation()), oneLine(stored.key().value()), found, forgotten, oneLine(reason));
         return new Eviction(found, forgotten);
     }
 
@@ -110,8 +127,8 @@ public final class RecordAdministration {
                     new Release(now, now.plus(retention.failed())), now);
             result = released ? Released.RELEASED : Released.CHANGED;
         }
-        log.info("Released idempotency record: operation={} key={} result={} reason={}", stored.operation(),
-                stored.key(), result, oneLine(reason));
+        log.info("Released idempotency record: operation={} key={} result={} reason={}",
+                oneLine(stored.operation()), oneLine(stored.key().value()), result, oneLine(reason));
         return result;
     }
 
@@ -120,10 +137,9 @@ public final class RecordAdministration {
         return store.statistics(clock.instant());
     }
 
-    /** Keeps an operator's text to one log line: a line break would let it forge the next line. */
-    private static String oneLine(String reason) {
-        String text = Objects.requireNonNullElse(reason, "");
-        return text.replaceAll("\\p{Cntrl}", " ");
+    /** Keeps outside text to one log line: a line break (of any kind) would let it forge the next line. */
+    private static String oneLine(String text) {
+        return LINE_BREAKING.matcher(Objects.requireNonNullElse(text, "")).replaceAll(" ");
     }
 
     /**

@@ -54,7 +54,8 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
      * worker's first attempt takes it over.
      */
     ClaimRequest queuedClaimRequest(IdempotencyScope scope, Fingerprint fingerprint, Instant now, Duration lockWait) {
-        return new ClaimRequest(scope, fingerprint, now, now.plus(leaseDuration).plus(retention.abandonedOrSucceeded()),
+        // Kept as a success is: waiting in a queue is no abandoned attempt.
+        return new ClaimRequest(scope, fingerprint, now, now.plus(leaseDuration).plus(retention.succeeded()),
                 lockWait, true, false);
     }
 

@@ -135,6 +135,7 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
         T value;
         try {
             // No one takes an attempt of an open transaction over (uncommitted claim, or none): its lease holds.
+            LogFields.attempt(token.attempt());
             value = work.run(new Attempt(scope, token, failures, () -> false));
         } catch (OutcomeUnknownException e) {
             // Its outcome commits with what the work wrote; the exception is rethrown after the commit, or

@@ -12,7 +12,6 @@ import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
 import java.security.SecureRandom;
 import java.time.Instant;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -72,12 +71,6 @@ public final class EncryptingIdempotencyStore extends ForwardingIdempotencyStore
     }
 
     /** The response is stored encrypted under the active key. */
-    @Override
-    public List<IdempotencyRecord> recent(String owner, String operation, int limit) {
-        return delegate().recent(owner, operation, limit).stream()
-                .map(record -> decrypted(record.scope(), record)).toList();
-    }
-
     @Override
     public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
         return delegate().complete(scope, token, sealed(scope, completion), now);

@@ -114,7 +114,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean evict(IdempotencyScope scope) {
+    public boolean evict(IdempotencyScope scope, Instant now) {
         return records.remove(scope) != null;
     }
 
@@ -145,7 +145,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 if (oldestProcessing == null || record.createdAt().isBefore(oldestProcessing)) {
                     oldestProcessing = record.createdAt();
                 }
-                if (!record.isLeaseLive(now)) {
+                // A queued asynchronous operation's lease ends as it is created: waiting, not abandoned.
+                if (!record.isLeaseLive(now) && record.leaseExpiresAt().isAfter(record.createdAt())) {
                     abandoned++;
                 }
             }

@@ -73,11 +73,14 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean evict(IdempotencyScope scope) {
-        return delegate.evict(scope);
+    public boolean evict(IdempotencyScope scope, Instant now) {
+        return delegate.evict(scope, now);
     }
 
-    /** Forwarded as stored: a decorator that changes stored responses changes these the way it changes {@link #find}. */
+    /**
+     * Forwarded as stored, responses included (encrypted ones stay encrypted): for administrators, who see records
+     * without their responses.
+     */
     @Override
     public List<IdempotencyRecord> recent(String owner, String operation, int limit) {
         return delegate.recent(owner, operation, limit);
@@ -86,5 +89,10 @@ public abstract class ForwardingIdempotencyStore implements IdempotencyStore {
     @Override
     public RecordStatistics statistics(Instant now) {
         return delegate.statistics(now);
+    }
+
+    @Override
+    public boolean keepsAudit() {
+        return delegate.keepsAudit();
     }
 }

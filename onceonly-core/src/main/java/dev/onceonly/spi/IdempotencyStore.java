@@ -123,20 +123,30 @@ public interface IdempotencyStore {
     int purgeExpired(Instant now, int limit);
 
     /**
-     * Deletes the record of a scope whatever its state, for an administrator: its key then counts as new. A running
-     * attempt of an evicted record can no longer store its outcome (its {@link #complete} finds no record).
+     * Deletes the record of a scope whatever its state, for an administrator: its key then counts as new (a store
+     * that {@linkplain #keepsAudit keeps audit} fields keeps this record's too). A running attempt of an evicted
+     * record can no longer store its outcome (its {@link #complete} finds no record).
      *
+     * @param now when, from which audit fields kept are counted
      * @return whether there was a record
      * @throws IdempotencyStoreException if the store cannot be reached
      * @throws UnsupportedOperationException if this store does not support administration
      */
-    default boolean evict(IdempotencyScope scope) {
+    default boolean evict(IdempotencyScope scope, Instant now) {
         throw unsupported("evict records");
     }
 
     /**
+     * Whether records that expire leave their audit fields behind (the JDBC store's audit mode) instead of being
+     * deleted whole; {@code false} by default.
+     */
+    default boolean keepsAudit() {
+        return false;
+    }
+
+    /**
      * Up to {@code limit} records of one owner and operation, the most recently created first, expired or not,
-     * for an administrator. A store may read every record of the owner and operation to sort them.
+     * for an administrator, their responses as stored. A store may read every record of the owner and operation to sort them.
      *
      * @throws IdempotencyStoreException if the store cannot be reached
      * @throws UnsupportedOperationException if this store does not support administration

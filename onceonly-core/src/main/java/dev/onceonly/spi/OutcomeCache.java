@@ -40,9 +40,12 @@ public interface OutcomeCache {
      * Drops whatever the cache holds of {@code scope}, for an administrator's eviction of its record: the one call
      * whose failure the caller must hear of, as a cached outcome of an evicted record would be replayed.
      *
-     * @return whether the cache is known to hold nothing of the scope now; {@code false} if it could not answer
+     * @return whether the cache is known to hold nothing of the scope now; {@code false} if it could not answer,
+     *     which is also what a cache that cannot forget answers (the default)
      */
-    boolean forget(IdempotencyScope scope);
+    default boolean forget(IdempotencyScope scope) {
+        return false;
+    }
 
     /** What {@link #enter} found. */
     sealed interface Entry permits Finished, Running, Entered, Unknown {

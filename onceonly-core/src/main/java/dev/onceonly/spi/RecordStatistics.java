@@ -10,10 +10,12 @@ import org.jspecify.annotations.Nullable;
  * What a store holds, read in one pass over its records, for the metrics an operator alerts on.
  *
  * @param byState how many records are in each state (every state present, zero when none)
- * @param oldestProcessingCreatedAt when the oldest PROCESSING record was first claimed; {@code null} when none
+ * @param oldestProcessingCreatedAt when the oldest PROCESSING record was first claimed (asynchronous operations
+ *     waiting for a worker included); {@code null} when none
  * @param expired records past their expiry that the cleanup has not removed yet (it falls behind when this grows)
- * @param abandoned PROCESSING records whose lease has run out: their attempt's process died or stalled, and only a
- *     retry of their key (or an administrator's release) moves them on
+ * @param abandoned PROCESSING records whose attempt's lease has run out: its process died or stalled, and only a
+ *     retry of their key (or an administrator's release) moves them on; asynchronous operations that no worker
+ *     has started yet are not counted
  */
 public record RecordStatistics(Map<RecordState, Long> byState, @Nullable Instant oldestProcessingCreatedAt,
         long expired, long abandoned) {

@@ -84,19 +84,21 @@ public abstract class JdbcDialect {
 
     /**
      * Audit mode's purge: like {@link #purgeExpired}, but the statement form also copies each deleted record's
-     * {@linkplain #AUDIT_COLUMNS audit fields} into {@code auditTable} (unless there already) and reports the rows
-     * copied. Parameters: now, limit, audit_expires_at. The query form is {@link #purgeExpired}'s: the store then
-     * copies each selected record with {@link #copyToAudit} before deleting it.
+     * {@linkplain #AUDIT_COLUMNS audit fields} into {@code auditTable} (unless there already) and answers one row
+     * with the number of records deleted. Parameters: now, limit, audit_expires_at. The query form is
+     * {@link #purgeExpired}'s: the store then copies each selected record with {@link #copyToAudit} before deleting
+     * it.
      */
     protected abstract String moveExpiredToAudit(String table, String auditTable);
 
     /**
      * Copies the audit fields of a record into {@code auditTable} unless it is there already. Parameters:
-     * audit_expires_at, owner, operation, key.
+     * audit_expires_at, owner, operation, key, and with {@code asRead} the attempt and created_at read before, so
+     * that only that version of the record is copied.
      */
-    protected String copyToAudit(String table, String auditTable) {
+    protected String copyToAudit(String table, String auditTable, boolean asRead) {
         return insertUnlessPresent(auditTable, "(" + AUDIT_COLUMNS + ") SELECT " + AUDITED_FIELDS + ", ? FROM "
-                + table + SCOPE);
+                + table + SCOPE + (asRead ? " AND attempt = ? AND created_at = ?" : ""));
     }
 
     /** {@code INSERT INTO table columnsAndRows} that skips rows whose key is present instead of failing. */
@@ -179,7 +181,9 @@ public abstract class JdbcDialect {
         return "SELECT " + exactly("state") + " AS state, count(*) AS records,"
                 + " min(CASE WHEN state = 'PROCESSING' THEN created_at END) AS oldest_processing,"
                 + " sum(CASE WHEN expires_at <= ? THEN 1 ELSE 0 END) AS expired,"
-                + " sum(CASE WHEN state = 'PROCESSING' AND lease_expires_at <= ? THEN 1 ELSE 0 END) AS abandoned"
+                // A queued asynchronous operation's lease ends as it is created: waiting, not abandoned.
+                + " sum(CASE WHEN state = 'PROCESSING' AND lease_expires_at <= ? AND lease_expires_at > created_at"
+                + " THEN 1 ELSE 0 END) AS abandoned"
                 + " FROM " + table + " GROUP BY " + exactly("state");
     }
 

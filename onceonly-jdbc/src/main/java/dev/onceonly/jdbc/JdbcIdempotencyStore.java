@@ -94,6 +94,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final @Nullable Duration auditRetention;
     private final String auditTable;
     private final String copyToAuditSql;
+    private final String copyReplacedToAuditSql;
     private final String purgeAuditSql;
     private final String deleteAuditSql;
     private final String insertIfAbsentSql;
@@ -116,7 +117,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.table = table;
         this.auditRetention = auditRetention;
         this.auditTable = table + AUDIT_SUFFIX;
-        this.copyToAuditSql = dialect.copyToAudit(table, auditTable);
+        this.copyToAuditSql = dialect.copyToAudit(table, auditTable, false);
+        this.copyReplacedToAuditSql = dialect.copyToAudit(table, auditTable, true);
         this.purgeAuditSql = dialect.purgeAudit(auditTable);
         this.deleteAuditSql = dialect.deleteAudit(auditTable);
         this.insertIfAbsentSql = dialect.insertIfAbsent(table);
@@ -178,8 +180,35 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /** Whether expiring records leave audit rows ({@link #keepingAudit}). */
+    @Override
     public boolean keepsAudit() {
         return auditRetention != null;
+    }
+
+    /**
+     * Checks that the audit table exists, reading no row: for startup, as audit mode without it would fail every
+     * purge and every claim that replaces an expired record.
+     *
+     * @throws IdempotencyConfigurationException if it does not
+     * @throws IdempotencyStoreException if the database cannot be reached
+     */
+    public void requireAuditTable() {
+        boolean present = withConnection("check the audit table", null, false, (connection, joined) -> {
+            try (PreparedStatement probe = connection.prepareStatement("SELECT 1 FROM " + auditTable + " WHERE 1 = 0")) {
+                probe.executeQuery().close();
+                return true;
+            } catch (SQLException e) {
+                if (!joined && !connection.getAutoCommit()) {
+                    connection.rollback();
+                }
+                return false;
+            }
+        });
+        if (!present) {
+            throw IdempotencyConfigurationException.of("audit table", "audit mode needs the table " + auditTable
+                    + ", which cannot be read", "Apply the bundled migration V5 (onceonly.jdbc.schema-init=true "
+                    + "does), or create it from " + dialect.migrationLocation());
+        }
     }
 
     /**
@@ -265,7 +294,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             Instant createdAt = fresh ? now : existing.createdAt();
             int failures = fresh ? 0 : existing.failures();
             if (fresh && auditRetention != null) {
-                copyToAudit(connection, request.scope(), now);
+                copyReplacedToAudit(connection, request, existing, inTransaction, now);
             }
             if (takeOver(connection, request, existing, createdAt, failures, inTransaction, now)) {
                 return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1, createdAt), failures);
@@ -441,11 +470,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return micros(now.plus(Objects.requireNonNull(auditRetention)));
     }
 
-    private void copyToAudit(Connection connection, IdempotencyScope scope, Instant now) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(copyToAuditSql)) {
+    /**
+     * Audits the expired record a claim is about to replace, as it was read: should another claim have replaced it
+     * first, that one audited it. Its lock wait is the claim's, like the claim's own writes.
+     */
+    private void copyReplacedToAudit(Connection connection, ClaimRequest request, IdempotencyRecord expired,
+            boolean inTransaction, Instant now) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(
+                dialect.boundedWrite(copyReplacedToAuditSql, request.lockWait(), inTransaction))) {
             dialect.setInstant(statement, 1, auditUntil(now));
-            bindScope(statement, 2, scope);
-            statement.executeUpdate();
+            int i = bindScope(statement, 2, request.scope());
+            statement.setInt(i++, expired.attempt());
+            dialect.setInstant(statement, i, expired.createdAt());
+            changedRows(statement);
         }
     }
 
@@ -464,8 +501,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             try (PreparedStatement statement = connection.prepareStatement(purge)) {
                 dialect.setInstant(statement, 1, micros(now));
                 statement.setInt(2, limit);
-                if (auditUntil != null && dialect.purgesInOneStatement()) {
+                if (dialect.purgesInOneStatement() && auditUntil != null) {
                     dialect.setInstant(statement, 3, auditUntil);
+                    try (ResultSet deleted = statement.executeQuery()) {
+                        return deleted.next() ? deleted.getInt(1) : 0;
+                    }
                 }
                 if (!statement.execute()) {
                     return statement.getUpdateCount();
@@ -477,9 +517,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         });
     }
 
+    /** In audit mode the record's audit fields are kept first, in the same transaction. */
     @Override
-    public boolean evict(IdempotencyScope scope) {
-        return withConnection("evict", scope, false, (connection, joined) -> {
+    public boolean evict(IdempotencyScope scope, Instant now) {
+        return withConnection("evict", scope, auditRetention != null, (connection, joined) -> {
+            if (auditRetention != null) {
+                try (PreparedStatement audit = connection.prepareStatement(copyToAuditSql)) {
+                    dialect.setInstant(audit, 1, auditUntil(now));
+                    bindScope(audit, 2, scope);
+                    audit.executeUpdate();
+                }
+            }
             try (PreparedStatement statement = connection.prepareStatement(deleteSql)) {
                 bindScope(statement, 1, scope);
                 return statement.executeUpdate() == 1;

@@ -80,8 +80,9 @@ public final class PostgresDialect extends JdbcDialect {
     @Override
     protected String moveExpiredToAudit(String table, String auditTable) {
         return lockedExpired(table) + ", gone AS (DELETE FROM " + table + " r USING doomed" + SAME_ROW
-                + " RETURNING r.*) "
-                + insertUnlessPresent(auditTable, "(" + AUDIT_COLUMNS + ") SELECT " + AUDITED_FIELDS + ", ? FROM gone");
+                + " RETURNING r.*), audited AS ("
+                + insertUnlessPresent(auditTable, "(" + AUDIT_COLUMNS + ") SELECT " + AUDITED_FIELDS + ", ? FROM gone")
+                + ") SELECT count(*) FROM gone";
     }
 
     @Override

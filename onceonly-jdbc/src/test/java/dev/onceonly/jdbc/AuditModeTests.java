@@ -21,6 +21,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,23 +29,40 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Audit mode on a real database: at expiry a record's response goes and its audit fields stay, in the audit table,
- * for the audit retention. Issue 12.
+ * for the audit retention. Issue 12. On tables of their own, as the tests purge everything due.
  */
 interface AuditModeTests extends JdbcStoreFixture {
 
     Duration LEASE = Duration.ofSeconds(30);
     Duration RETENTION = Duration.ofHours(1);
     Duration AUDIT = Duration.ofDays(400);
+    String TABLE = "onceonly_audit_it";
 
-    /** A time of this test's own, far from any other run's, as the table is shared. */
+    /** The statements that create {@code table} and its audit table as empty copies of the bundled ones. */
+    List<String> createTablesLike(String table);
+
+    @BeforeEach
+    default void createAuditTestTables() throws SQLException {
+        try (Connection connection = dataSource().getConnection(); Statement sql = connection.createStatement()) {
+            sql.execute("DROP TABLE IF EXISTS " + TABLE + JdbcIdempotencyStore.AUDIT_SUFFIX);
+            sql.execute("DROP TABLE IF EXISTS " + TABLE);
+            for (String statement : createTablesLike(TABLE)) {
+                sql.execute(statement);
+            }
+        }
+    }
+
+    private JdbcIdempotencyStore auditStore() {
+        return JdbcIdempotencyStore.create(dataSource(), dialect(), TABLE);
+    }
+
     private static Instant start() {
-        return Instant.parse("2040-01-01T00:00:00Z")
-                .plus(Duration.ofDays(ThreadLocalRandom.current().nextInt(300_000)));
+        return Instant.parse("2030-01-01T00:00:00Z");
     }
 
     private static IdempotencyScope newScope() {
@@ -76,7 +94,7 @@ interface AuditModeTests extends JdbcStoreFixture {
 
     private static void purgeAll(Purgeable purgeable, Instant now) {
         while (purgeable.purge(now, 1_000) == 1_000) {
-            // every row due now, whichever test left it
+            // every row due now
         }
     }
 
@@ -88,7 +106,7 @@ interface AuditModeTests extends JdbcStoreFixture {
     private List<Map<String, Object>> auditRows(IdempotencyScope scope) throws SQLException {
         try (Connection connection = dataSource().getConnection();
                 PreparedStatement statement = connection.prepareStatement("SELECT * FROM "
-                        + JdbcIdempotencyStore.DEFAULT_TABLE + JdbcIdempotencyStore.AUDIT_SUFFIX
+                        + TABLE + JdbcIdempotencyStore.AUDIT_SUFFIX
                         + " WHERE owner = ? ORDER BY created_at")) {
             statement.setString(1, scope.owner());
             List<Map<String, Object>> rows = new ArrayList<>();
@@ -110,7 +128,7 @@ interface AuditModeTests extends JdbcStoreFixture {
 
     @Test
     default void expiredRecordLeavesItsAuditFieldsAndNoResponseForTheAuditRetention() throws SQLException {
-        JdbcIdempotencyStore store = jdbcStore().keepingAudit(AUDIT);
+        JdbcIdempotencyStore store = auditStore().keepingAudit(AUDIT);
         IdempotencyScope scope = newScope();
         Instant start = start();
         Instant expiresAt = paidRecord(store, scope, start);
@@ -144,7 +162,7 @@ interface AuditModeTests extends JdbcStoreFixture {
 
     @Test
     default void expiredRecordThatANewClaimReplacesIsAuditedFirst() throws SQLException {
-        JdbcIdempotencyStore store = jdbcStore().keepingAudit(AUDIT);
+        JdbcIdempotencyStore store = auditStore().keepingAudit(AUDIT);
         IdempotencyScope scope = newScope();
         Instant start = start();
         Instant expiresAt = paidRecord(store, scope, start);
@@ -161,8 +179,34 @@ interface AuditModeTests extends JdbcStoreFixture {
     }
 
     @Test
+    default void anEvictedRecordLeavesItsAuditFieldsToo() throws SQLException {
+        JdbcIdempotencyStore store = auditStore().keepingAudit(AUDIT);
+        IdempotencyScope scope = newScope();
+        Instant start = start();
+        paidRecord(store, scope, start);
+        Instant evictedAt = start.plusSeconds(60);
+
+        assertThat(store.evict(scope, evictedAt)).isTrue();
+
+        assertThat(store.find(scope)).isEmpty();
+        assertThat(auditRows(scope)).singleElement().satisfies(row -> assertThat(row)
+                .containsEntry("state", "SUCCEEDED").containsEntry("audit_expires_at", evictedAt.plus(AUDIT)));
+    }
+
+    @Test
+    default void auditModeWithoutItsTableIsRefusedAtStartup() {
+        JdbcIdempotencyStore withTable = auditStore().keepingAudit(AUDIT);
+        JdbcIdempotencyStore withoutTable = JdbcIdempotencyStore.create(dataSource(), dialect(),
+                "onceonly_audit_none").keepingAudit(AUDIT);
+
+        withTable.requireAuditTable();
+        assertThatThrownBy(withoutTable::requireAuditTable).isInstanceOf(IdempotencyConfigurationException.class)
+                .hasMessageContaining("onceonly_audit_none_audit");
+    }
+
+    @Test
     default void withoutAuditModeAPurgedRecordLeavesNothing() throws SQLException {
-        JdbcIdempotencyStore store = jdbcStore();
+        JdbcIdempotencyStore store = auditStore();
         IdempotencyScope scope = newScope();
         Instant expiresAt = paidRecord(store, scope, start());
 
@@ -175,9 +219,9 @@ interface AuditModeTests extends JdbcStoreFixture {
 
     @Test
     default void auditRetentionMustBePositiveAndWithinTheMaximum() {
-        assertThatThrownBy(() -> jdbcStore().keepingAudit(Duration.ZERO))
+        assertThatThrownBy(() -> auditStore().keepingAudit(Duration.ZERO))
                 .isInstanceOf(IdempotencyConfigurationException.class);
-        assertThatThrownBy(() -> jdbcStore().keepingAudit(Duration.ofDays(3651)))
+        assertThatThrownBy(() -> auditStore().keepingAudit(Duration.ofDays(3651)))
                 .isInstanceOf(IdempotencyConfigurationException.class);
     }
 }

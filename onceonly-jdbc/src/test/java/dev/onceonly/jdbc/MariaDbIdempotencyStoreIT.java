@@ -50,6 +50,13 @@ class MariaDbIdempotencyStoreIT extends IdempotencyStoreContract implements Held
     }
 
     @Override
+    public List<String> createTablesLike(String table) {
+        return List.of("CREATE TABLE " + table + " LIKE " + JdbcIdempotencyStore.DEFAULT_TABLE,
+                "CREATE TABLE " + table + JdbcIdempotencyStore.AUDIT_SUFFIX + " LIKE "
+                        + JdbcIdempotencyStore.DEFAULT_TABLE + JdbcIdempotencyStore.AUDIT_SUFFIX);
+    }
+
+    @Override
     public List<String> tableWithUniqueResourceIds(String table) {
         return List.of("CREATE TABLE IF NOT EXISTS " + table + " LIKE " + JdbcIdempotencyStore.DEFAULT_TABLE,
                 "ALTER TABLE " + table + " ADD UNIQUE INDEX IF NOT EXISTS " + table + "_resource_id (resource_id)");

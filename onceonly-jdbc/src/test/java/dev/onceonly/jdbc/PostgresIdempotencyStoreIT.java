@@ -23,6 +23,13 @@ class PostgresIdempotencyStoreIT extends IdempotencyStoreContract
         implements PostgresHeldRecordTests, StoreFailureTests, AuditModeTests {
 
     @Override
+    public List<String> createTablesLike(String table) {
+        return List.of("CREATE TABLE " + table + " (LIKE " + JdbcIdempotencyStore.DEFAULT_TABLE + " INCLUDING ALL)",
+                "CREATE TABLE " + table + JdbcIdempotencyStore.AUDIT_SUFFIX + " (LIKE "
+                        + JdbcIdempotencyStore.DEFAULT_TABLE + JdbcIdempotencyStore.AUDIT_SUFFIX + " INCLUDING ALL)");
+    }
+
+    @Override
     protected IdempotencyStore createStore(Clock clock) {
         return jdbcStore();
     }

@@ -740,10 +740,10 @@ public abstract class IdempotencyStoreContract {
             IdempotencyScope scope = newScope();
             store.complete(scope, claim(scope, fingerprint("a")), succeeded(simpleResponse()), now());
 
-            assertThat(store.evict(scope)).isTrue();
+            assertThat(store.evict(scope, now())).isTrue();
 
             assertThat(store.find(scope)).isEmpty();
-            assertThat(store.evict(scope)).isFalse();
+            assertThat(store.evict(scope, now())).isFalse();
             assertClaimed(store.claim(claimRequest(scope, fingerprint("b")), now()), 1);
         }
 
@@ -752,7 +752,7 @@ public abstract class IdempotencyStoreContract {
             IdempotencyScope scope = newScope();
             LeaseToken running = claim(scope, fingerprint("a"));
 
-            store.evict(scope);
+            store.evict(scope, now());
 
             assertThat(store.complete(scope, running, succeeded(simpleResponse()), now())).isFalse();
             assertThat(store.renew(scope, running, now().plus(LEASE), now())).isFalse();
@@ -767,7 +767,7 @@ public abstract class IdempotencyStoreContract {
             claim(evicted, fingerprint("a"));
             claim(kept, fingerprint("a"));
 
-            store.evict(evicted);
+            store.evict(evicted, now());
 
             assertThat(store.find(kept)).isPresent();
         }

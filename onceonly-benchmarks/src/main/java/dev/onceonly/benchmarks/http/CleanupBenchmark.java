@@ -15,11 +15,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Scenario f, run on its own: the service's background cleanup (the starter's {@code BackgroundCleanup}, on
- * the service's pool of 16 connections) removes a million expired records from PostgreSQL while clients keep
- * sending first executions, a fresh key per request, through HTTP. In one run:
+ * the service's pool of 16 connections) removes a million expired records from PostgreSQL while the service keeps
+ * taking first executions, a fresh key per request, through HTTP, at a fixed rate: a share of what it can take at
+ * most, as a service runs below its capacity, so that the latencies say what the cleanup costs the writes rather
+ * than how a saturated machine shares its cores. In one run:
  * <ol>
- *   <li>without cleanup ({@code onceonly.cleanup.enabled=false}): the expired records are seeded, then the writes
- *       are measured for a fixed time;</li>
+ *   <li>without cleanup ({@code onceonly.cleanup.enabled=false}): the most the service takes is measured with
+ *       closed-loop clients, which sets the rate (a share of it); the expired records are seeded, and from the
+ *       seeding's commit the writes are measured at that rate in one-second rounds for a fixed time;</li>
  *   <li>for each cleanup setting, on a database made anew: the service starts with cleanup every second and is
  *       warmed up (nothing has expired yet); the expired records are seeded in one transaction, and from its commit
  *       the writes run in one-second rounds until no expired record is left. Rows per second count from that
@@ -27,6 +30,8 @@ import org.slf4j.LoggerFactory;
  *       rounds that ended while expired records were left.</li>
  * </ol>
  * Each run starts from the same state: the same number of expired records in a table that was not vacuumed since.
+ * A cleanup run's writes are compared with the run without cleanup over the same seconds since the seeding (its
+ * first as many rounds), as what follows a large insert (autovacuum, a checkpoint) weighs on both alike then.
  */
 public final class CleanupBenchmark {
 
@@ -36,13 +41,14 @@ public final class CleanupBenchmark {
 
     /**
      * @param expiredRecords how many expired records are seeded, and removed
-     * @param clients the concurrent clients sending first executions
+     * @param clients the closed-loop clients that measure the most the service takes
+     * @param loadShare the share of that at which the writes are sent during every run
      * @param warmUp how long each service warms up before its records are seeded
      * @param withoutCleanup how long the writes are measured without cleanup
      * @param cleanups the cleanup settings measured, in order
      */
-    public record Settings(long expiredRecords, int clients, Duration warmUp, Duration withoutCleanup,
-            List<Cleanup> cleanups) {
+    public record Settings(long expiredRecords, int clients, double loadShare, Duration warmUp,
+            Duration withoutCleanup, List<Cleanup> cleanups) {
     }
 
     /** One setting of {@code onceonly.cleanup.batch-size} and {@code .batch-pause}. */
@@ -70,17 +76,25 @@ public final class CleanupBenchmark {
      * @param statuses responses by HTTP status (-1: no response)
      * @param purgeSeconds from the seeding's commit until no expired record was left (0 without cleanup)
      * @param rowsPerSecond expired records removed per second (0 without cleanup)
+     * @param baselineP99Millis the 99th percentile latency of the run without cleanup over the same seconds since
+     *     the seeding (its own p99, for that run)
      */
     public record Run(String label, double seconds, long requests, double p50Millis, double p99Millis,
-            Map<Integer, Long> statuses, double purgeSeconds, double rowsPerSecond) {
+            Map<Integer, Long> statuses, double purgeSeconds, double rowsPerSecond, double baselineP99Millis) {
 
         public double throughput() {
             return requests / seconds;
         }
     }
 
-    /** Every run, the one without cleanup first. */
-    public record Results(String postgresql, Settings settings, Run withoutCleanup, List<Run> cleanups) {
+    /**
+     * Every run, the one without cleanup first.
+     *
+     * @param capacity the first executions per second the service took at most, closed loop, without cleanup
+     * @param rate the writes per second sent during every run
+     */
+    public record Results(String postgresql, Settings settings, double capacity, double rate, Run withoutCleanup,
+            List<Run> cleanups) {
     }
 
     private final Path serviceJar;
@@ -88,6 +102,9 @@ public final class CleanupBenchmark {
     private final BenchmarkDatabase database;
     private final Settings settings;
     private final LoadDriver driver = new LoadDriver();
+    private double rate;
+    private double capacity;
+    private Window withoutCleanup = new Window();
 
     public CleanupBenchmark(Path serviceJar, Path workDir, String serverUrl, Settings settings) {
         this.serviceJar = serviceJar;
@@ -103,19 +120,25 @@ public final class CleanupBenchmark {
         for (Cleanup cleanup : settings.cleanups()) {
             cleanups.add(measure(cleanup));
         }
-        return new Results(postgresql, settings, withoutCleanup, List.copyOf(cleanups));
+        return new Results(postgresql, settings, capacity, rate, withoutCleanup, List.copyOf(cleanups));
     }
 
     private Run measureWithoutCleanup() throws Exception {
         database.recreate();
         try (ServiceProcess service = start(List.of("onceonly.cleanup.enabled=false"), "f-without-cleanup")) {
+            capacity = driver.run(Duration.ofSeconds(10), List.of(new LoadDriver.Group("f-capacity",
+                    settings.clients(), client -> HttpBenchmark.freshKey(service)))).getFirst().throughput();
+            rate = settings.loadShare() * capacity;
+            log.info("Scenario f: the service takes {} writes/s at most; writes are sent at {}/s",
+                    Math.round(capacity), Math.round(rate));
             seed();
             Window writes = new Window();
             long end = System.nanoTime() + settings.withoutCleanup().toNanos();
             while (System.nanoTime() < end) {
                 writes.add(round(service));
             }
-            Run run = writes.run("without cleanup", 0, 0);
+            withoutCleanup = writes;
+            Run run = writes.run("without cleanup", 0, 0, writes.p99Millis(writes.rounds()));
             log.info("Scenario f without cleanup: {} writes/s, p99 {} ms", Math.round(run.throughput()),
                     run.p99Millis());
             return run;
@@ -137,7 +160,8 @@ public final class CleanupBenchmark {
                 }
             }
             double purgeSeconds = (purged.get() - committed) / 1e9;
-            Run run = writes.run(cleanup.label(), purgeSeconds, settings.expiredRecords() / purgeSeconds);
+            Run run = writes.run(cleanup.label(), purgeSeconds, settings.expiredRecords() / purgeSeconds,
+                    withoutCleanup.p99Millis(writes.rounds()));
             log.info("Scenario f, {}: {} rows/s, {} writes/s, p99 {} ms", cleanup.label(),
                     Math.round(run.rowsPerSecond()), Math.round(run.throughput()), run.p99Millis());
             return run;
@@ -155,28 +179,41 @@ public final class CleanupBenchmark {
     }
 
     private LoadDriver.GroupResult round(ServiceProcess service) throws Exception {
-        return driver.run(ROUND, List.of(new LoadDriver.Group("f", settings.clients(),
-                client -> HttpBenchmark.freshKey(service)))).getFirst();
+        return driver.runAtRate("f", rate, ROUND, request -> HttpBenchmark.freshKey(service));
     }
 
-    /** The rounds of one run, added up. */
+    /** The rounds of one run, added up, and each on its own. */
     private static final class Window {
 
         private final Histogram latencies = new Histogram(3_600_000_000L, 3);
+        private final List<Histogram> rounds = new ArrayList<>();
         private final Map<Integer, Long> statuses = new TreeMap<>();
         private long requests;
         private double seconds;
 
         void add(LoadDriver.GroupResult round) {
             latencies.add(round.latencies());
+            rounds.add(round.latencies());
             round.statuses().forEach((status, count) -> statuses.merge(status, count, Long::sum));
             requests += round.requests();
             seconds += round.seconds();
         }
 
-        Run run(String label, double purgeSeconds, double rowsPerSecond) {
+        int rounds() {
+            return rounds.size();
+        }
+
+        /** The 99th percentile of the first {@code count} rounds (all of them, if there are fewer). */
+        double p99Millis(int count) {
+            Histogram first = new Histogram(3_600_000_000L, 3);
+            rounds.stream().limit(Math.max(1, count)).forEach(first::add);
+            return first.getValueAtPercentile(99) / 1000.0;
+        }
+
+        Run run(String label, double purgeSeconds, double rowsPerSecond, double baselineP99Millis) {
             return new Run(label, seconds, requests, latencies.getValueAtPercentile(50) / 1000.0,
-                    latencies.getValueAtPercentile(99) / 1000.0, new TreeMap<>(statuses), purgeSeconds, rowsPerSecond);
+                    latencies.getValueAtPercentile(99) / 1000.0, new TreeMap<>(statuses), purgeSeconds, rowsPerSecond,
+                    baselineP99Millis);
         }
     }
 }

@@ -15,8 +15,9 @@ import java.util.concurrent.Semaphore;
 import org.HdrHistogram.Histogram;
 
 /**
- * A closed-loop load driver: each client sends its next request as soon as the previous answer arrived, for a
- * fixed time. Latencies go into an HdrHistogram per group of clients, in microseconds.
+ * A load driver. Closed loop ({@link #run}): each client sends its next request as soon as the previous answer
+ * arrived, for a fixed time. Open loop ({@link #runAtRate}): requests leave at a fixed rate whatever the answers, as
+ * a service's users send them. Latencies go into an HdrHistogram per group, in microseconds.
  */
 final class LoadDriver {
 
@@ -81,6 +82,46 @@ final class LoadDriver {
             }
             return results;
         }
+    }
+
+    /**
+     * Sends {@code perSecond} requests a second, evenly spaced, for {@code duration}, each on a virtual thread of its
+     * own however long the earlier ones take. A latency counts from when the request was due, not from when it
+     * left, so that a stall delays the requests behind it in the figures too (no coordinated omission).
+     */
+    GroupResult runAtRate(String name, double perSecond, Duration duration, Requests requests) throws Exception {
+        long interval = Math.max(1, Math.round(1e9 / perSecond));
+        long start = System.nanoTime();
+        long count = duration.toNanos() / interval;
+        Histogram latencies = new Histogram(3_600_000_000L, 3);
+        Map<Integer, Long> statuses = new TreeMap<>();
+        List<Future<Integer>> sent = new ArrayList<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (long i = 0; i < count; i++) {
+                long due = start + i * interval;
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(Duration.ofNanos(wait));
+                }
+                HttpRequest request = requests.next((int) i);
+                sent.add(threads.submit(() -> {
+                    int status;
+                    try {
+                        status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+                    } catch (Exception e) {
+                        status = -1;
+                    }
+                    synchronized (latencies) {
+                        latencies.recordValue(Math.max(1, (System.nanoTime() - due) / 1000));
+                    }
+                    return status;
+                }));
+            }
+            for (Future<Integer> status : sent) {
+                statuses.merge(status.get(), 1L, Long::sum);
+            }
+        }
+        return new GroupResult(name, 0, count, (System.nanoTime() - start) / 1e9, latencies, statuses);
     }
 
     /** Sends every request once, {@code concurrency} at a time; returns the responses by status. */

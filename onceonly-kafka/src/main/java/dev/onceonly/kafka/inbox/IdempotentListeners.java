@@ -5,6 +5,7 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.InvalidIdempotencyKeyException;
+import dev.onceonly.LogFields;
 import dev.onceonly.Retention;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.inbox.Delivery;
@@ -154,9 +155,25 @@ public final class IdempotentListeners implements MethodInterceptor {
                     "Call it from a @KafkaListener record listener, or use an Inbox directly");
         }
         String consumer = consumerOf(listener);
-        if (!listener.redisTtl().isBlank()) {
-            return deduplicated(invocation, listener, record, consumer);
+        // The listener's own lines, and the container's after it, carry the key like the engine's do.
+        try (LogFields.Scope fields = logFields(record, listener)) {
+            return listener.redisTtl().isBlank() ? received(invocation, listener, record, consumer)
+                    : deduplicated(invocation, listener, record, consumer);
         }
+    }
+
+    /** The fields of the record's key, as the engine stores it; none for a record without a usable key. */
+    private LogFields.Scope logFields(ConsumerRecord<?, ?> record, IdempotentListener listener) {
+        try {
+            return LogFields.open(Inbox.OPERATION, engine.keyStorage().stored(new IdempotencyKey(
+                    keyOf(record, listener))));
+        } catch (RuntimeException unusable) {
+            return LogFields.Scope.NESTED; // refused as the listener runs, with its own error
+        }
+    }
+
+    private @Nullable Object received(MethodInvocation invocation, IdempotentListener listener,
+            ConsumerRecord<?, ?> record, String consumer) throws Throwable {
         try {
             Delivery delivery;
             Object[] returned = new Object[1];

@@ -40,6 +40,9 @@ public final class BackgroundCleanup {
     public int purgeOnce() {
         int total = 0;
         for (Purgeable table : tables) {
+            if (Thread.currentThread().isInterrupted()) {
+                break; // shutting down
+            }
             try {
                 total += purge(table);
             } catch (RuntimeException e) {

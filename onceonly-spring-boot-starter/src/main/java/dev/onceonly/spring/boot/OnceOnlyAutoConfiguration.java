@@ -71,6 +71,11 @@ public class OnceOnlyAutoConfiguration {
             throw IdempotencyConfigurationException.of("IdempotencyStore", "no single IdempotencyStore bean "
                     + "exists", "Add a DataSource for the JDBC store, or define one IdempotencyStore bean");
         }
+        if (properties.retention().audit() != null && !available.keepsAudit()) {
+            throw IdempotencyConfigurationException.of("onceonly.retention.audit", "is set, but the store "
+                    + available + " does not keep audit fields, so it would be ignored", "Use the starter's JDBC "
+                    + "store, or call keepingAudit(…) on your own JdbcIdempotencyStore and remove the property");
+        }
         for (IdempotencyStoreDecorator decorator : decorators.orderedStream().toList()) {
             available = decorator.decorate(available);
         }

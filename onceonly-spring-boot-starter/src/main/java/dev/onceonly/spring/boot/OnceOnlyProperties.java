@@ -380,7 +380,7 @@ public record OnceOnlyProperties(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("1m") Duration interval,
             @DefaultValue("1000") int batchSize,
-            @DefaultValue("50ms") Duration batchPause) {
+            @DefaultValue("10ms") Duration batchPause) {
 
         public Cleanup {
             requirePositive("onceonly.cleanup.interval", interval);

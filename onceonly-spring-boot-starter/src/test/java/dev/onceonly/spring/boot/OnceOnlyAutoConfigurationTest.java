@@ -256,6 +256,10 @@ class OnceOnlyAutoConfigurationTest {
         "onceonly.key.pattern=[unclosed | onceonly.key.pattern",
         "onceonly.lease.duration=2d | onceonly.lease.duration",
         "onceonly.retention.failed=4000d | onceonly.retention.failed",
+        "onceonly.retention.abandoned=0s | onceonly.retention.abandoned",
+        "onceonly.retention.audit=400d | onceonly.retention.audit",
+        "onceonly.metrics.record-counts-interval=-1s | onceonly.metrics.record-counts-interval",
+        "onceonly.admin.role=ROLE_ADMIN | onceonly.admin.role",
         "onceonly.replay-cache.time-to-live=11m | onceonly.replay-cache.time-to-live",
         "onceonly.key.storage=digest;onceonly.key.digest-secret=too-short | onceonly.key.digest-secret",
         "onceonly.key.digest-secret=0123456789abcdef0123456789abcdef | onceonly.key.digest-secret"

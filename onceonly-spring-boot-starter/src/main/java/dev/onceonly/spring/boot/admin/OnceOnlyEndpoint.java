@@ -8,6 +8,7 @@ import dev.onceonly.RecordAdministration;
 import java.security.Principal;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -25,11 +26,12 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * {@code isUserInRole}: with Spring Security, the authority {@code ROLE_} + role), whatever else secures the path.
  * <ul>
  *   <li>{@code GET ?owner=&operation=&key=}: one record, looked up by the key the client sent (digested first
- *       where only digests are stored); without {@code key}, the owner's most recent records of the operation
- *       ({@code limit}, default 20, at most {@value RecordAdministration#MAX_LISTED});</li>
- *   <li>{@code DELETE ?owner=&operation=&key=&reason=}: evicts the record, from the store, this instance's memory and
+ *       where only digests are stored), or by {@code storedKey=} instead, the key as stored (a digest the listing
+ *       shows); without either, the owner's most recent records of the operation ({@code limit}, default 20, at
+ *       most {@value RecordAdministration#MAX_LISTED});</li>
+ *   <li>{@code DELETE ?owner=&operation=&key=&reason=} (or {@code storedKey=}): evicts the record, from the store, this instance's memory and
  *       Redis, so that the key runs again as new;</li>
- *   <li>{@code POST {"owner","operation","key","reason"}}: releases a record stuck in PROCESSING, so that the next
+ *   <li>{@code POST {"owner","operation","key","reason"}} (or {@code "storedKey"}): releases a record stuck in PROCESSING, so that the next
  *       request with its key runs.</li>
  * </ul>
  * Records are shown without their stored body or headers ({@link RecordView}). Every change is logged with the
@@ -51,9 +53,9 @@ public class OnceOnlyEndpoint {
 
     @ReadOperation
     public WebEndpointResponse<Object> records(SecurityContext security, String owner, String operation,
-            @Nullable String key, @Nullable Integer limit) {
+            @Nullable String key, @Nullable String storedKey, @Nullable Integer limit) {
         return asAdministrator(security, () -> {
-            if (key == null) {
+            if (key == null && storedKey == null) {
                 int count = limit == null ? DEFAULT_LIMIT : limit;
                 if (count < 1 || count > RecordAdministration.MAX_LISTED) {
                     return error(WebEndpointResponse.STATUS_BAD_REQUEST, "limit must be between 1 and "
@@ -63,17 +65,19 @@ public class OnceOnlyEndpoint {
                         .toList();
                 return new WebEndpointResponse<>(OperationResponseBody.of(Map.of("records", recent)));
             }
-            Optional<RecordView> found = records.find(scope(owner, operation, key)).map(RecordView::of);
+            Target target = target(owner, operation, key, storedKey);
+            Optional<RecordView> found = target.records().find(target.scope()).map(RecordView::of);
             return found.<WebEndpointResponse<Object>>map(WebEndpointResponse::new)
                     .orElseGet(() -> error(WebEndpointResponse.STATUS_NOT_FOUND, "no record"));
         });
     }
 
     @DeleteOperation
-    public WebEndpointResponse<Object> evict(SecurityContext security, String owner, String operation, String key,
-            String reason) {
+    public WebEndpointResponse<Object> evict(SecurityContext security, String owner, String operation,
+            @Nullable String key, @Nullable String storedKey, String reason) {
         return asAdministrator(security, () -> {
-            RecordAdministration.Eviction eviction = records.evict(scope(owner, operation, key),
+            Target target = target(owner, operation, key, storedKey);
+            RecordAdministration.Eviction eviction = target.records().evict(target.scope(),
                     attributed(security, reason));
             return new WebEndpointResponse<>(OperationResponseBody.of(Map.of("found", eviction.found(),
                     "cachesCleared", eviction.cachesCleared())),
@@ -83,9 +87,10 @@ public class OnceOnlyEndpoint {
 
     @WriteOperation
     public WebEndpointResponse<Object> release(SecurityContext security, String owner, String operation,
-            String key, String reason) {
+            @Nullable String key, @Nullable String storedKey, String reason) {
         return asAdministrator(security, () -> {
-            RecordAdministration.Released released = records.release(scope(owner, operation, key),
+            Target target = target(owner, operation, key, storedKey);
+            RecordAdministration.Released released = target.records().release(target.scope(),
                     attributed(security, reason));
             int status = switch (released) {
                 case RELEASED -> WebEndpointResponse.STATUS_OK;
@@ -116,8 +121,17 @@ public class OnceOnlyEndpoint {
         }
     }
 
-    private static IdempotencyScope scope(String owner, String operation, String key) {
-        return new IdempotencyScope(owner, operation, IdempotencyKey.of(key));
+    /** The record named by the client's key, or by the key as stored; exactly one of them. */
+    private Target target(String owner, String operation, @Nullable String key, @Nullable String storedKey) {
+        if ((key == null) == (storedKey == null)) {
+            throw new InvalidInput("give either key (as the client sent it) or storedKey (as the store holds it)");
+        }
+        return key != null ? new Target(records, new IdempotencyScope(owner, operation, new IdempotencyKey(key)))
+                : new Target(records.forStoredKeys(), new IdempotencyScope(owner, operation,
+                        new IdempotencyKey(Objects.requireNonNull(storedKey))));
+    }
+
+    private record Target(RecordAdministration records, IdempotencyScope scope) {
     }
 
     private static String attributed(SecurityContext security, String reason) {

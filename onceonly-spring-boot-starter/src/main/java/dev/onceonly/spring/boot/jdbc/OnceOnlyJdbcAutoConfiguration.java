@@ -91,7 +91,9 @@ public class OnceOnlyJdbcAutoConfiguration {
             return store;
         }
         try {
-            return store.keepingAudit(audit);
+            JdbcIdempotencyStore auditing = store.keepingAudit(audit);
+            auditing.requireAuditTable();
+            return auditing;
         } catch (IdempotencyConfigurationException e) {
             throw e.renamed("onceonly.retention.audit");
         }

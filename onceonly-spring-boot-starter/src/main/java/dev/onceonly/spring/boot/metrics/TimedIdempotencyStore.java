@@ -19,8 +19,9 @@ import java.util.function.Supplier;
 
 /**
  * Times every store call as {@code onceonly.store.operations} tagged {@code operation} and {@code store}; counts
- * claims by what they found as {@code onceonly.store.claims} ({@code new}, {@code taken_over}: a retry of a record that
- * failed retryably or whose lease ran out, {@code duplicate}, {@code locked}), and attempts the store refused because
+ * claims by what they found as {@code onceonly.store.claims} ({@code new}, {@code taken_over}: an attempt that continued
+ * a record that existed, a retry of a record that failed retryably or whose lease ran out, or a worker's attempt at
+ * an asynchronous operation; {@code duplicate}, {@code locked}), and attempts the store refused because
  * they had lost their record (fenced) as {@code onceonly.store.fenced} by {@code operation}.
  */
 final class TimedIdempotencyStore extends ForwardingIdempotencyStore {

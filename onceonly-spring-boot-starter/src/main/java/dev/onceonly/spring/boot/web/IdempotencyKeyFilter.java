@@ -7,6 +7,7 @@ import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.IdempotencyKeyReusedException;
 import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
+import dev.onceonly.LogFields;
 import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.IdempotentResult;
 import dev.onceonly.InvalidIdempotencyKeyException;
@@ -27,7 +28,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -91,12 +91,12 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             return;
         }
         String operation = match.endpoint().operationFor(request, match.route());
+        LogFields.Scope fields = LogFields.Scope.NESTED;
         try {
             IdempotencyKey key = keyFormat.parseHeader(keys);
             // Logged as the engine stores it: with digest-only keys, no log line carries the key itself.
             IdempotencyKey storedKey = match.endpoint().engine().keyStorage().stored(key);
-            MDC.put("onceonly.operation", operation);
-            MDC.put("onceonly.key", storedKey.value());
+            fields = LogFields.open(operation, storedKey);
             String owner = owners.ownerOf(request);
             IdempotencyScope scope = IdempotencyScope.of(owner, operation, key);
             // Form and multipart bodies are parsed by the container; their fields and parts are fingerprinted.
@@ -111,10 +111,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 | OwnerUnresolvableException e) {
             refuse(operation, Outcome.INVALID_REQUEST, e, request, response);
         } finally {
-            MDC.remove("onceonly.operation");
-            MDC.remove("onceonly.key");
-            MDC.remove("onceonly.replayed");
-            MDC.remove("onceonly.resourceId");
+            fields.close();
         }
     }
 
@@ -191,10 +188,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             throw new ServletException(unexpected);
         }
         StoredResponse stored = result.value();
-        MDC.put("onceonly.replayed", Boolean.toString(result.replayed()));
-        if (stored.resourceId() != null) {
-            MDC.put("onceonly.resourceId", stored.resourceId());
-        }
+        LogFields.outcome(result.replayed(), stored.resourceId());
         if (result.replayed()) {
             ResponseSnapshots.replay(stored, response);
             notify(scope.operation(), Outcome.REPLAYED);
