@@ -42,14 +42,14 @@ final class CleanupReport {
         md.append("## What runs\n\n");
         md.append(String.format(Locale.ROOT, "%,d expired records are seeded in one transaction (one `INSERT … "
                 + "SELECT generate_series`, then `ANALYZE`), while the reference service takes first executions "
-                + "(`POST /api/orders`, a fresh key each). First, without cleanup, %d closed-loop clients find the "
-                + "most it takes: %,.0f writes/s. Every run then sends writes open loop at %.0f %% of that, %,.0f/s "
-                + "evenly spaced, as a service below its capacity gets them (each latency counts from when its "
-                + "request was due). Without cleanup the writes are measured for %d s. With cleanup, the service's "
-                + "own background cleanup (`onceonly.cleanup.*`, every 1 s, on its pool of 16 connections) removes "
-                + "the expired records; rows/s count from the seeding's commit until no expired record is left, and "
-                + "the writes' latencies are those of the one-second rounds that ended before then. Each run starts "
-                + "on a new database.%n%n", settings.expiredRecords(), settings.clients(), results.capacity(),
+                + "(`POST /api/orders`, a fresh key each). First, on a database of their own, %d closed-loop clients "
+                + "find the most it takes: %,.0f writes/s. Every run then sends writes open loop at %.0f %% of that, "
+                + "%,.0f/s evenly spaced on one schedule from the seeding's commit, as a service below its capacity "
+                + "gets them (each latency counts from when its request was due, so stalls count in full). Without "
+                + "cleanup the writes are sent for %d s. With cleanup, the service's own background cleanup "
+                + "(`onceonly.cleanup.*`, every 1 s, on its pool of 16 connections) removes the expired records; "
+                + "rows/s count from the seeding's commit until no expired record is left, and the writes measured "
+                + "are those due in the whole seconds before then. Each run starts on a new database.%n%n", settings.expiredRecords(), settings.clients(), results.capacity(),
                 settings.loadShare() * 100, results.rate(), settings.withoutCleanup().toSeconds()));
 
         md.append("## Targets\n\nThe writes' p99 is compared with the run without cleanup over the same seconds "

@@ -93,13 +93,28 @@ public abstract class JdbcDialect {
 
     /**
      * Copies the audit fields of a record into {@code auditTable} unless it is there already. Parameters:
-     * audit_expires_at, owner, operation, key, and with {@code asRead} the attempt and created_at read before, so
-     * that only that version of the record is copied.
+     * audit_expires_at, owner, operation, key.
      */
-    protected String copyToAudit(String table, String auditTable, boolean asRead) {
+    protected String copyToAudit(String table, String auditTable) {
         return insertUnlessPresent(auditTable, "(" + AUDIT_COLUMNS + ") SELECT " + AUDITED_FIELDS + ", ? FROM "
-                + table + SCOPE + (asRead ? " AND attempt = ? AND created_at = ?" : ""));
+                + table + SCOPE);
     }
+
+    /**
+     * Writes an audit row from values read before, unless it is there already: for the version of a record that a
+     * claim has just replaced. Parameters: the {@link #AUDIT_COLUMNS} in order.
+     */
+    protected String insertAudit(String auditTable) {
+        return insertUnlessPresent(auditTable, "(" + AUDIT_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    }
+
+    /** Locks a record for the rest of the transaction. Parameters: owner, operation, key. */
+    protected String lock(String table) {
+        return "SELECT attempt FROM " + table + SCOPE + " FOR UPDATE";
+    }
+
+    /** Whether {@code e} says that a table does not exist. */
+    protected abstract boolean isUndefinedTable(SQLException e);
 
     /** {@code INSERT INTO table columnsAndRows} that skips rows whose key is present instead of failing. */
     protected abstract String insertUnlessPresent(String table, String columnsAndRows);

@@ -94,7 +94,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final @Nullable Duration auditRetention;
     private final String auditTable;
     private final String copyToAuditSql;
-    private final String copyReplacedToAuditSql;
+    private final String insertAuditSql;
+    private final String lockSql;
     private final String purgeAuditSql;
     private final String deleteAuditSql;
     private final String insertIfAbsentSql;
@@ -117,8 +118,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.table = table;
         this.auditRetention = auditRetention;
         this.auditTable = table + AUDIT_SUFFIX;
-        this.copyToAuditSql = dialect.copyToAudit(table, auditTable, false);
-        this.copyReplacedToAuditSql = dialect.copyToAudit(table, auditTable, true);
+        this.copyToAuditSql = dialect.copyToAudit(table, auditTable);
+        this.insertAuditSql = dialect.insertAudit(auditTable);
+        this.lockSql = dialect.lock(table);
         this.purgeAuditSql = dialect.purgeAudit(auditTable);
         this.deleteAuditSql = dialect.deleteAudit(auditTable);
         this.insertIfAbsentSql = dialect.insertIfAbsent(table);
@@ -198,6 +200,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 probe.executeQuery().close();
                 return true;
             } catch (SQLException e) {
+                if (!dialect.isUndefinedTable(e)) {
+                    throw e;
+                }
                 if (!joined && !connection.getAutoCommit()) {
                     connection.rollback();
                 }
@@ -293,10 +298,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             boolean fresh = existing.isExpired(now);
             Instant createdAt = fresh ? now : existing.createdAt();
             int failures = fresh ? 0 : existing.failures();
-            if (fresh && auditRetention != null) {
-                copyReplacedToAudit(connection, request, existing, inTransaction, now);
-            }
             if (takeOver(connection, request, existing, createdAt, failures, inTransaction, now)) {
+                if (fresh && auditRetention != null) {
+                    auditReplaced(connection, existing, now);
+                }
                 return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1, createdAt), failures);
             }
         }
@@ -471,18 +476,28 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Audits the expired record a claim is about to replace, as it was read: should another claim have replaced it
-     * first, that one audited it. Its lock wait is the claim's, like the claim's own writes.
+     * Audits the expired record a claim has just replaced, from the values it read: the take-over matched exactly
+     * that version, so no later change of the row can slip into its audit row.
      */
-    private void copyReplacedToAudit(Connection connection, ClaimRequest request, IdempotencyRecord expired,
-            boolean inTransaction, Instant now) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(
-                dialect.boundedWrite(copyReplacedToAuditSql, request.lockWait(), inTransaction))) {
-            dialect.setInstant(statement, 1, auditUntil(now));
-            int i = bindScope(statement, 2, request.scope());
-            statement.setInt(i++, expired.attempt());
-            dialect.setInstant(statement, i, expired.createdAt());
-            changedRows(statement);
+    private void auditReplaced(Connection connection, IdempotencyRecord replaced, Instant now) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(insertAuditSql)) {
+            int i = bindScope(statement, 1, replaced.scope());
+            dialect.setInstant(statement, i++, replaced.createdAt());
+            statement.setBytes(i++, replaced.fingerprint().digest());
+            statement.setString(i++, replaced.state().name());
+            statement.setInt(i++, replaced.attempt());
+            statement.setInt(i++, replaced.failures());
+            StoredResponse response = replaced.response();
+            if (response != null && response.hasStatus()) {
+                statement.setInt(i++, response.status());
+            } else {
+                statement.setNull(i++, Types.SMALLINT);
+            }
+            setNullableString(statement, i++, response == null ? null : response.resourceId());
+            dialect.setInstant(statement, i++, replaced.updatedAt());
+            dialect.setInstant(statement, i++, replaced.expiresAt());
+            dialect.setInstant(statement, i, auditUntil(now));
+            statement.executeUpdate();
         }
     }
 
@@ -522,6 +537,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     public boolean evict(IdempotencyScope scope, Instant now) {
         return withConnection("evict", scope, auditRetention != null, (connection, joined) -> {
             if (auditRetention != null) {
+                // Locked first, so that the row copied is the row deleted (READ COMMITTED reads without locks).
+                try (PreparedStatement lock = connection.prepareStatement(lockSql)) {
+                    bindScope(lock, 1, scope);
+                    lock.executeQuery().close();
+                }
                 try (PreparedStatement audit = connection.prepareStatement(copyToAuditSql)) {
                     dialect.setInstant(audit, 1, auditUntil(now));
                     bindScope(audit, 2, scope);

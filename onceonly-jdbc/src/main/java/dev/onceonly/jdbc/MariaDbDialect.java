@@ -120,6 +120,12 @@ public final class MariaDbDialect extends JdbcDialect {
         return "SET STATEMENT innodb_lock_wait_timeout = " + lockWait.toSeconds() + " FOR " + statement;
     }
 
+    /** ER_NO_SUCH_TABLE. */
+    @Override
+    protected boolean isUndefinedTable(SQLException e) {
+        return e.getErrorCode() == 1146;
+    }
+
     @Override
     protected boolean isLockNotAvailable(SQLException e) {
         return e.getErrorCode() == LOCK_WAIT_TIMEOUT || e.getErrorCode() == DEADLOCK

@@ -122,6 +122,11 @@ public final class PostgresDialect extends JdbcDialect {
     }
 
     @Override
+    protected boolean isUndefinedTable(SQLException e) {
+        return "42P01".equals(e.getSQLState());
+    }
+
+    @Override
     protected boolean isLockNotAvailable(SQLException e) {
         String state = e.getSQLState();
         return LOCK_NOT_AVAILABLE.equals(state) || SERIALIZATION_FAILURE.equals(state)

@@ -18,25 +18,24 @@ import org.slf4j.LoggerFactory;
  * the service's pool of 16 connections) removes a million expired records from PostgreSQL while the service keeps
  * taking first executions, a fresh key per request, through HTTP, at a fixed rate: a share of what it can take at
  * most, as a service runs below its capacity, so that the latencies say what the cleanup costs the writes rather
- * than how a saturated machine shares its cores. In one run:
+ * than how a saturated machine shares its cores. In one run, each step on a database made anew:
  * <ol>
- *   <li>without cleanup ({@code onceonly.cleanup.enabled=false}): the most the service takes is measured with
- *       closed-loop clients, which sets the rate (a share of it); the expired records are seeded, and from the
- *       seeding's commit the writes are measured at that rate in one-second rounds for a fixed time;</li>
- *   <li>for each cleanup setting, on a database made anew: the service starts with cleanup every second and is
- *       warmed up (nothing has expired yet); the expired records are seeded in one transaction, and from its commit
- *       the writes run in one-second rounds until no expired record is left. Rows per second count from that
- *       commit (so they include up to one interval before the first batch); the writes' latencies are those of the
- *       rounds that ended while expired records were left.</li>
+ *   <li>the most the service takes is measured with closed-loop clients, which sets the rate (a share of it);</li>
+ *   <li>without cleanup ({@code onceonly.cleanup.enabled=false}): the expired records are seeded, and from the
+ *       seeding's commit the writes are sent at that rate for a fixed time;</li>
+ *   <li>for each cleanup setting: the service starts with cleanup every second and is warmed up (nothing has
+ *       expired yet); the expired records are seeded in one transaction, and from its commit the writes are sent
+ *       until no expired record is left. Rows per second count from that commit (so they include up to one interval
+ *       before the first batch).</li>
  * </ol>
- * Each run starts from the same state: the same number of expired records in a table that was not vacuumed since.
- * A cleanup run's writes are compared with the run without cleanup over the same seconds since the seeding (its
- * first as many rounds), as what follows a large insert (autovacuum, a checkpoint) weighs on both alike then.
+ * The writes follow one schedule for the whole run (an open loop, latencies counted from when each was due), and
+ * are grouped by the second since the seeding in which they were due. A cleanup run's writes are those due in the
+ * whole seconds while expired records were left, compared with the writes due in the same seconds of the run
+ * without cleanup, as what follows a large insert (autovacuum, a checkpoint) weighs on both alike then.
  */
 public final class CleanupBenchmark {
 
     private static final Logger log = LoggerFactory.getLogger(CleanupBenchmark.class);
-    private static final Duration ROUND = Duration.ofSeconds(1);
     private static final Duration PURGE_TIMEOUT = Duration.ofMinutes(10);
 
     /**
@@ -115,6 +114,7 @@ public final class CleanupBenchmark {
 
     public Results run() throws Exception {
         String postgresql = database.serverVersion();
+        measureCapacity();
         Run withoutCleanup = measureWithoutCleanup();
         List<Run> cleanups = new ArrayList<>();
         for (Cleanup cleanup : settings.cleanups()) {
@@ -123,22 +123,27 @@ public final class CleanupBenchmark {
         return new Results(postgresql, settings, capacity, rate, withoutCleanup, List.copyOf(cleanups));
     }
 
+    /** The most the service takes, closed loop, on a database of its own: every run then starts alike. */
+    private void measureCapacity() throws Exception {
+        database.recreate();
+        try (ServiceProcess service = start(List.of("onceonly.cleanup.enabled=false"), "f-capacity")) {
+            capacity = driver.run(Duration.ofSeconds(10), List.of(new LoadDriver.Group("f-capacity",
+                    settings.clients(), client -> HttpBenchmark.freshKey(service)))).getFirst().throughput();
+        }
+        rate = settings.loadShare() * capacity;
+        log.info("Scenario f: the service takes {} writes/s at most; writes are sent at {}/s",
+                Math.round(capacity), Math.round(rate));
+    }
+
     private Run measureWithoutCleanup() throws Exception {
         database.recreate();
         try (ServiceProcess service = start(List.of("onceonly.cleanup.enabled=false"), "f-without-cleanup")) {
-            capacity = driver.run(Duration.ofSeconds(10), List.of(new LoadDriver.Group("f-capacity",
-                    settings.clients(), client -> HttpBenchmark.freshKey(service)))).getFirst().throughput();
-            rate = settings.loadShare() * capacity;
-            log.info("Scenario f: the service takes {} writes/s at most; writes are sent at {}/s",
-                    Math.round(capacity), Math.round(rate));
             seed();
-            Window writes = new Window();
-            long end = System.nanoTime() + settings.withoutCleanup().toNanos();
-            while (System.nanoTime() < end) {
-                writes.add(round(service));
-            }
-            withoutCleanup = writes;
-            Run run = writes.run("without cleanup", 0, 0, writes.p99Millis(writes.rounds()));
+            LoadDriver.OpenLoop writes = writes(service);
+            Thread.sleep(settings.withoutCleanup());
+            withoutCleanup = new Window(writes.stop());
+            int seconds = withoutCleanup.seconds();
+            Run run = withoutCleanup.run("without cleanup", seconds, 0, 0, withoutCleanup.p99Millis(seconds));
             log.info("Scenario f without cleanup: {} writes/s, p99 {} ms", Math.round(run.throughput()),
                     run.p99Millis());
             return run;
@@ -150,18 +155,15 @@ public final class CleanupBenchmark {
         try (ServiceProcess service = start(cleanup.properties(), "f-batch-" + cleanup.batchSize() + "-pause-"
                 + cleanup.batchPause().toMillis()); ExecutorService poller = Executors.newVirtualThreadPerTaskExecutor()) {
             long committed = seed();
-            Future<Long> purged = poller.submit(() -> database.awaitNoExpiredRecords(Duration.ofMillis(100),
-                    PURGE_TIMEOUT));
-            Window writes = new Window();
-            while (!purged.isDone()) {
-                LoadDriver.GroupResult round = round(service);
-                if (!purged.isDone()) {
-                    writes.add(round);
-                }
-            }
-            double purgeSeconds = (purged.get() - committed) / 1e9;
-            Run run = writes.run(cleanup.label(), purgeSeconds, settings.expiredRecords() / purgeSeconds,
-                    withoutCleanup.p99Millis(writes.rounds()));
+            LoadDriver.OpenLoop writes = writes(service);
+            long done = poller.submit(() -> database.awaitNoExpiredRecords(Duration.ofMillis(100), PURGE_TIMEOUT))
+                    .get();
+            Window window = new Window(writes.stop());
+            double purgeSeconds = (done - committed) / 1e9;
+            // The seconds that ended while expired records were left, against the same seconds without cleanup.
+            int seconds = Math.max(1, (int) purgeSeconds);
+            Run run = window.run(cleanup.label(), seconds, purgeSeconds, settings.expiredRecords() / purgeSeconds,
+                    withoutCleanup.p99Millis(seconds));
             log.info("Scenario f, {}: {} rows/s, {} writes/s, p99 {} ms", cleanup.label(),
                     Math.round(run.rowsPerSecond()), Math.round(run.throughput()), run.p99Millis());
             return run;
@@ -178,42 +180,45 @@ public final class CleanupBenchmark {
         return database.seedExpiredRecords(settings.expiredRecords());
     }
 
-    private LoadDriver.GroupResult round(ServiceProcess service) throws Exception {
-        return driver.runAtRate("f", rate, ROUND, request -> HttpBenchmark.freshKey(service));
+    /** First executions at the run's rate, from now until stopped. */
+    private LoadDriver.OpenLoop writes(ServiceProcess service) {
+        return driver.openLoop(rate, request -> HttpBenchmark.freshKey(service));
     }
 
-    /** The rounds of one run, added up, and each on its own. */
+    /** What one run's writes met, by the second since the seeding in which each was due. */
     private static final class Window {
 
-        private final Histogram latencies = new Histogram(3_600_000_000L, 3);
-        private final List<Histogram> rounds = new ArrayList<>();
-        private final Map<Integer, Long> statuses = new TreeMap<>();
-        private long requests;
-        private double seconds;
+        private final LoadDriver.OpenLoop.Result writes;
 
-        void add(LoadDriver.GroupResult round) {
-            latencies.add(round.latencies());
-            rounds.add(round.latencies());
-            round.statuses().forEach((status, count) -> statuses.merge(status, count, Long::sum));
-            requests += round.requests();
-            seconds += round.seconds();
+        Window() {
+            this(new LoadDriver.OpenLoop.Result(0, 0, List.of(), Map.of()));
         }
 
-        int rounds() {
-            return rounds.size();
+        Window(LoadDriver.OpenLoop.Result writes) {
+            this.writes = writes;
         }
 
-        /** The 99th percentile of the first {@code count} rounds (all of them, if there are fewer). */
-        double p99Millis(int count) {
+        /** Whole seconds measured. */
+        int seconds() {
+            return writes.seconds().size();
+        }
+
+        private Histogram first(int seconds) {
             Histogram first = new Histogram(3_600_000_000L, 3);
-            rounds.stream().limit(Math.max(1, count)).forEach(first::add);
-            return first.getValueAtPercentile(99) / 1000.0;
+            writes.seconds().stream().limit(Math.max(1, seconds)).forEach(first::add);
+            return first;
         }
 
-        Run run(String label, double purgeSeconds, double rowsPerSecond, double baselineP99Millis) {
-            return new Run(label, seconds, requests, latencies.getValueAtPercentile(50) / 1000.0,
-                    latencies.getValueAtPercentile(99) / 1000.0, new TreeMap<>(statuses), purgeSeconds, rowsPerSecond,
-                    baselineP99Millis);
+        /** The 99th percentile of the requests due in the first {@code seconds} seconds. */
+        double p99Millis(int seconds) {
+            return first(seconds).getValueAtPercentile(99) / 1000.0;
+        }
+
+        Run run(String label, int seconds, double purgeSeconds, double rowsPerSecond, double baselineP99Millis) {
+            Histogram measured = first(seconds);
+            return new Run(label, seconds, measured.getTotalCount(), measured.getValueAtPercentile(50) / 1000.0,
+                    measured.getValueAtPercentile(99) / 1000.0, new TreeMap<>(writes.statuses()), purgeSeconds,
+                    rowsPerSecond, baselineP99Millis);
         }
     }
 }

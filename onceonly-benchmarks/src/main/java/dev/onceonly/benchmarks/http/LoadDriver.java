@@ -16,7 +16,7 @@ import org.HdrHistogram.Histogram;
 
 /**
  * A load driver. Closed loop ({@link #run}): each client sends its next request as soon as the previous answer
- * arrived, for a fixed time. Open loop ({@link #runAtRate}): requests leave at a fixed rate whatever the answers, as
+ * arrived, for a fixed time. Open loop ({@link #openLoop}): requests leave at a fixed rate whatever the answers, as
  * a service's users send them. Latencies go into an HdrHistogram per group, in microseconds.
  */
 final class LoadDriver {
@@ -84,44 +84,76 @@ final class LoadDriver {
         }
     }
 
+    /** Starts sending {@code perSecond} requests a second, evenly spaced, until {@link OpenLoop#stop()}. */
+    OpenLoop openLoop(double perSecond, Requests requests) {
+        return new OpenLoop(http, perSecond, requests);
+    }
+
     /**
-     * Sends {@code perSecond} requests a second, evenly spaced, for {@code duration}, each on a virtual thread of its
-     * own however long the earlier ones take. A latency counts from when the request was due, not from when it
-     * left, so that a stall delays the requests behind it in the figures too (no coordinated omission).
+     * Requests sent at a fixed rate, each on a virtual thread of its own however long the earlier ones take, from
+     * one schedule for the whole run. A latency counts from when its request was due, not from when it left, so a
+     * stall delays the requests behind it in the figures too (no coordinated omission), and it is grouped by the
+     * second, since the start, in which the request was due.
      */
-    GroupResult runAtRate(String name, double perSecond, Duration duration, Requests requests) throws Exception {
-        long interval = Math.max(1, Math.round(1e9 / perSecond));
-        long start = System.nanoTime();
-        long count = duration.toNanos() / interval;
-        Histogram latencies = new Histogram(3_600_000_000L, 3);
-        Map<Integer, Long> statuses = new TreeMap<>();
-        List<Future<Integer>> sent = new ArrayList<>();
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (long i = 0; i < count; i++) {
-                long due = start + i * interval;
-                long wait = due - System.nanoTime();
-                if (wait > 0) {
-                    Thread.sleep(Duration.ofNanos(wait));
+    static final class OpenLoop {
+
+        private final long start = System.nanoTime();
+        private final List<Histogram> seconds = new ArrayList<>();
+        private final Map<Integer, Long> statuses = new TreeMap<>();
+        private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+        private final Future<Long> scheduler;
+        private volatile boolean stopped;
+
+        private OpenLoop(HttpClient http, double perSecond, Requests requests) {
+            long interval = Math.max(1, Math.round(1e9 / perSecond));
+            scheduler = threads.submit(() -> {
+                long sent = 0;
+                while (!stopped) {
+                    long due = start + sent * interval;
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                        Thread.sleep(Duration.ofNanos(wait));
+                    }
+                    HttpRequest request = requests.next((int) sent);
+                    threads.submit(() -> record(due, send(http, request)));
+                    sent++;
                 }
-                HttpRequest request = requests.next((int) i);
-                sent.add(threads.submit(() -> {
-                    int status;
-                    try {
-                        status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
-                    } catch (Exception e) {
-                        status = -1;
-                    }
-                    synchronized (latencies) {
-                        latencies.recordValue(Math.max(1, (System.nanoTime() - due) / 1000));
-                    }
-                    return status;
-                }));
-            }
-            for (Future<Integer> status : sent) {
-                statuses.merge(status.get(), 1L, Long::sum);
+                return sent;
+            });
+        }
+
+        private static int send(HttpClient http, HttpRequest request) {
+            try {
+                return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+            } catch (Exception e) {
+                return -1;
             }
         }
-        return new GroupResult(name, 0, count, (System.nanoTime() - start) / 1e9, latencies, statuses);
+
+        private synchronized void record(long due, int status) {
+            int second = (int) ((due - start) / 1_000_000_000L);
+            while (seconds.size() <= second) {
+                seconds.add(new Histogram(3_600_000_000L, 3));
+            }
+            seconds.get(second).recordValue(Math.max(1, (System.nanoTime() - due) / 1000));
+            statuses.merge(status, 1L, Long::sum);
+        }
+
+        /** Stops sending, waits for every answer, and returns what was measured. */
+        Result stop() throws Exception {
+            stopped = true;
+            long sent = scheduler.get();
+            threads.close();
+            synchronized (this) {
+                return new Result(sent, (System.nanoTime() - start) / 1e9, List.copyOf(seconds), new TreeMap<>(statuses));
+            }
+        }
+
+        /**
+         * @param seconds the latencies of the requests due in each second since the start
+         */
+        record Result(long requests, double elapsedSeconds, List<Histogram> seconds, Map<Integer, Long> statuses) {
+        }
     }
 
     /** Sends every request once, {@code concurrency} at a time; returns the responses by status. */

@@ -67,7 +67,7 @@ public final class BackgroundCleanup {
                     break;
                 }
             }
-        } while (deleted == settings.batchSize());
+        } while (deleted == settings.batchSize() && !Thread.currentThread().isInterrupted());
         if (total > 0) {
             log.debug("Purged {} rows of {}", total, table.name());
         }

@@ -1,6 +1,7 @@
 package dev.onceonly.spring.boot.admin;
 
 import dev.onceonly.StoredResponse;
+import dev.onceonly.crypto.EncryptingIdempotencyStore;
 import dev.onceonly.spi.IdempotencyRecord;
 import java.time.Instant;
 import java.util.HexFormat;
@@ -13,7 +14,8 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  *
  * @param status the stored HTTP status; {@code null} while running, after a retryable failure, or for an outcome
  *     without one (a consumer's)
- * @param bodyBytes the size of the stored body; {@code null} unless finished
+ * @param bodyBytes the size of the stored body; {@code null} unless finished, and for a response stored encrypted
+ *     (whose size as stored is the ciphertext's)
  */
 public record RecordView(String owner, String operation, String key, String state, int attempt, int failures,
         String fingerprint, @Nullable Integer status, @Nullable String resourceId, @Nullable Integer bodyBytes,
@@ -27,7 +29,8 @@ public record RecordView(String owner, String operation, String key, String stat
                 HexFormat.of().formatHex(record.fingerprint().digest()),
                 response != null && response.hasStatus() ? response.status() : null,
                 response == null ? null : response.resourceId(),
-                response == null ? null : response.bodyLength(),
+                response == null || response.headers().containsKey(EncryptingIdempotencyStore.ENCRYPTED_HEADER) ? null
+                        : response.bodyLength(),
                 text(record.leaseExpiresAt()), text(record.nextAttemptAt()), record.createdAt().toString(),
                 record.updatedAt().toString(), record.expiresAt().toString());
     }
