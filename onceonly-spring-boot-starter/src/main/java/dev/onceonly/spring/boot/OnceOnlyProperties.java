@@ -379,7 +379,7 @@ public record OnceOnlyProperties(
     public record Cleanup(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("1m") Duration interval,
-            @DefaultValue("1000") int batchSize,
+            @DefaultValue("2000") int batchSize,
             @DefaultValue("10ms") Duration batchPause) {
 
         public Cleanup {
