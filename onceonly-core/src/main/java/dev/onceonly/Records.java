@@ -116,7 +116,7 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
      */
     <T> @Nullable IdempotentResult<T> sharedReplay(IdempotencyScope scope, Fingerprint fingerprint,
             CachedOutcome outcome, OutcomeCodec<T> codec) {
-        if (outcome.response().headers().containsKey(EncryptingIdempotencyStore.ENCRYPTED_HEADER)) {
+        if (EncryptingIdempotencyStore.isSealed(outcome.response())) {
             log.debug("Encrypted outcome in the shared cache, asking the store: operation={} key={}",
                     scope.operation(), scope.key());
             return null;
@@ -179,7 +179,7 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
         if (response == null) {
             return null;
         }
-        if (response.headers().containsKey(EncryptingIdempotencyStore.ENCRYPTED_HEADER)) {
+        if (EncryptingIdempotencyStore.isSealed(response)) {
             throw new IdempotencyStoreException("The stored outcome of operation '" + scope.operation() + "' is "
                     + "encrypted, and this engine's store does not decrypt it: configure encryption on every "
                     + "instance");

@@ -44,6 +44,11 @@ public final class EncryptingIdempotencyStore extends ForwardingIdempotencyStore
      */
     public static final String ENCRYPTED_HEADER = ResponseEnvelope.MARKER;
 
+    /** Whether {@code response} is stored encrypted (by any instance): its body is then ciphertext. */
+    public static boolean isSealed(StoredResponse response) {
+        return response.headers().containsKey(ENCRYPTED_HEADER);
+    }
+
     private final EncryptionKeys keys;
     private final SecureRandom random = new SecureRandom();
 

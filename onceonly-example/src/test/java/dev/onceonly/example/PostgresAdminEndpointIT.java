@@ -65,7 +65,9 @@ class PostgresAdminEndpointIT {
         assertThat(lookup.statusCode()).isEqualTo(403);
         assertThat(eviction.statusCode()).isEqualTo(403);
         assertThat(release.statusCode()).isEqualTo(403);
-        assertThat(DemoClient.text(lookup)).doesNotContain("SUCCEEDED");
+        assertThat(DemoClient.text(lookup)).doesNotContain("SUCCEEDED")
+                .contains("\"type\":\"https://onceonly.dev/problems/administrator-role-required\"");
+        assertThat(lookup.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         HttpResponse<byte[]> retry = client().post("alice", "/api/orders", List.of(key), ORDER);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
     }

@@ -136,6 +136,7 @@ interface AuditModeTests extends JdbcStoreFixture {
 
         int purged = records(store).purge(purgedAt, 1_000);
 
+        assertThat(store.keepsAudit()).isTrue();
         assertThat(purged).as("records deleted, as counted").isEqualTo(1);
         assertThat(store.find(scope)).isEmpty();
         assertThat(auditRows(scope)).singleElement().satisfies(row -> {

@@ -70,6 +70,26 @@ class RedisOutcomeCacheIT {
     }
 
     @Test
+    void forgettingDropsTheOutcomeAndAnyMarkerAndSaysSo() {
+        IdempotencyScope running = new IdempotencyScope("alice", "create-order",
+                IdempotencyKey.of("running-" + UUID.randomUUID()));
+        cache.remember(scope, new CachedOutcome(fingerprint("a"), StoredResponse.of(201, new byte[0]),
+                Instant.now().plus(Duration.ofDays(1))));
+        cache.enter(running, fingerprint("a"));
+
+        boolean outcomeForgotten = cache.forget(scope);
+        boolean markerForgotten = cache.forget(running);
+
+        assertThat(outcomeForgotten).isTrue();
+        assertThat(markerForgotten).isTrue();
+        assertThat(redis.keys(prefix + ":*")).isEmpty();
+        assertThat(cache.enter(scope, fingerprint("a"))).isInstanceOf(OutcomeCache.Entered.class);
+        assertThat(cache.enter(running, fingerprint("b"))).isInstanceOf(OutcomeCache.Entered.class);
+        assertThat(cache.forget(new IdempotencyScope("alice", "create-order", IdempotencyKey.of(
+                "never-" + UUID.randomUUID())))).as("nothing to forget is forgotten").isTrue();
+    }
+
+    @Test
     void aDamagedOrForeignValueIsNoAnswerNeverAFailure() {
         byte[] key = (prefix + ":{" + scope.id() + "}:o").getBytes(StandardCharsets.UTF_8);
         byte[] valid = OutcomeFormat.write(outcome(Instant.now().plusSeconds(60)));

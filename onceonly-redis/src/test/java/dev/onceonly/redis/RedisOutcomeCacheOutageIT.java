@@ -144,6 +144,28 @@ class RedisOutcomeCacheOutageIT {
         });
     }
 
+    /** An eviction must hear when Redis could not drop an outcome, or it would be replayed after the eviction. */
+    @Test
+    void forgettingSaysNoWhileRedisCannotAnswerAndARepeatedForgetClearsOnceItDoes() {
+        withOwnRedis((server, cache) -> {
+            cache.remember(scope, outcome());
+
+            server.freeze();
+            boolean whileFrozen;
+            try {
+                long start = System.nanoTime();
+                whileFrozen = cache.forget(scope);
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(CALL_BOUND);
+            } finally {
+                server.thaw();
+            }
+
+            assertThat(whileFrozen).isFalse();
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> cache.forget(scope));
+            assertThat(cache.enter(scope, fingerprint())).isInstanceOf(OutcomeCache.Entered.class);
+        });
+    }
+
     /** Runs {@code test} with a cache in front of a Redis of its own, which it may kill or freeze. */
     private static void withOwnRedis(BiConsumer<RedisServerProcess, RedisOutcomeCache> test) {
         try (RedisServerProcess server = RedisServerProcess.start()) {

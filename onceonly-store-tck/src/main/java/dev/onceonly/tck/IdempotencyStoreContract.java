@@ -736,6 +736,11 @@ public abstract class IdempotencyStoreContract {
     class Administration {
 
         @Test
+        void aStoreKeepsNoAuditUnlessItIsToldTo() {
+            assertThat(store.keepsAudit()).isFalse();
+        }
+
+        @Test
         void evictedRecordIsGoneAndItsKeyRunsAsNew() {
             IdempotencyScope scope = newScope();
             store.complete(scope, claim(scope, fingerprint("a")), succeeded(simpleResponse()), now());
@@ -805,22 +810,26 @@ public abstract class IdempotencyStoreContract {
             store.complete(done, claim(done, fingerprint("a")), succeeded(simpleResponse()), now());
             IdempotencyScope failed = newScope();
             store.release(failed, claim(failed, fingerprint("a")), retryNow(), now());
+            // A queued asynchronous operation: its lease ends as it is created, and no worker has started it.
+            store.claim(new ClaimRequest(newScope(), fingerprint("a"), now(), now().plus(LEASE).plus(RETENTION),
+                    Duration.ofSeconds(5), false, false), now());
             clock.advance(LEASE.plusSeconds(1)); // the first claim's lease has run out
 
             RecordStatistics after = store.statistics(now());
 
             assertThat(after.byState().get(RecordState.PROCESSING) - before.byState().get(RecordState.PROCESSING))
-                    .isEqualTo(1);
+                    .isEqualTo(2);
             assertThat(after.byState().get(RecordState.SUCCEEDED) - before.byState().get(RecordState.SUCCEEDED))
                     .isEqualTo(1);
             assertThat(after.byState().get(RecordState.FAILED_RETRYABLE)
                     - before.byState().get(RecordState.FAILED_RETRYABLE)).isEqualTo(1);
-            assertThat(after.total() - before.total()).isEqualTo(3);
-            assertThat(after.abandoned() - before.abandoned()).isEqualTo(1);
+            assertThat(after.total() - before.total()).isEqualTo(4);
+            assertThat(after.abandoned() - before.abandoned()).as("the dead attempt, not the queued operation")
+                    .isEqualTo(1);
             assertThat(after.oldestProcessingCreatedAt()).isNotNull().isBeforeOrEqualTo(oldest);
             assertThat(after.expired()).isEqualTo(before.expired());
             clock.advance(RETENTION.plus(LEASE));
-            assertThat(store.statistics(now()).expired() - after.expired()).isEqualTo(3);
+            assertThat(store.statistics(now()).expired() - after.expired()).isEqualTo(4);
         }
     }
 

@@ -24,6 +24,7 @@ public class OnceOnlyAdminAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint
     OnceOnlyEndpoint onceOnlyEndpoint(IdempotencyEngine engine, OnceOnlyProperties properties) {
-        return new OnceOnlyEndpoint(engine.administration(), properties.admin().role());
+        return new OnceOnlyEndpoint(engine.administration(), properties.admin().role(),
+                properties.http().problemTypeBase());
     }
 }

@@ -5,6 +5,7 @@ import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.RecordAdministration;
+import java.net.URI;
 import java.security.Principal;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,8 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
+import org.springframework.http.HttpStatus;
+import org.springframework.util.MimeType;
 
 /**
  * {@code /actuator/onceonly}, for administrators only: every operation answers 401 to a request without a user and
@@ -35,20 +38,27 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  *       request with its key runs.</li>
  * </ul>
  * Records are shown without their stored body or headers ({@link RecordView}). Every change is logged with the
- * administrator's name and reason.
+ * administrator's name and reason. Refusals are {@code application/problem+json} with stable types.
  */
 @WebEndpoint(id = "onceonly")
 public class OnceOnlyEndpoint {
 
     static final int DEFAULT_LIMIT = 20;
     static final int MAX_REASON_LENGTH = 500;
+    private static final MimeType PROBLEM_JSON = MimeType.valueOf("application/problem+json");
 
     private final RecordAdministration records;
     private final String role;
+    private final URI problemTypeBase;
 
-    public OnceOnlyEndpoint(RecordAdministration records, String role) {
+    /**
+     * @param problemTypeBase the base of the problem types, as the HTTP protocol's ({@code
+     *     onceonly.http.problem-type-base})
+     */
+    public OnceOnlyEndpoint(RecordAdministration records, String role, URI problemTypeBase) {
         this.records = records;
         this.role = role;
+        this.problemTypeBase = problemTypeBase;
     }
 
     @ReadOperation
@@ -58,8 +68,7 @@ public class OnceOnlyEndpoint {
             if (key == null && storedKey == null) {
                 int count = limit == null ? DEFAULT_LIMIT : limit;
                 if (count < 1 || count > RecordAdministration.MAX_LISTED) {
-                    return error(WebEndpointResponse.STATUS_BAD_REQUEST, "limit must be between 1 and "
-                            + RecordAdministration.MAX_LISTED);
+                    throw new InvalidInput("limit must be between 1 and " + RecordAdministration.MAX_LISTED);
                 }
                 List<RecordView> recent = records.recent(owner, operation, count).stream().map(RecordView::of)
                         .toList();
@@ -68,17 +77,16 @@ public class OnceOnlyEndpoint {
             Target target = target(owner, operation, key, storedKey);
             Optional<RecordView> found = target.records().find(target.scope()).map(RecordView::of);
             return found.<WebEndpointResponse<Object>>map(WebEndpointResponse::new)
-                    .orElseGet(() -> error(WebEndpointResponse.STATUS_NOT_FOUND, "no record"));
+                    .orElseGet(() -> problem(WebEndpointResponse.STATUS_NOT_FOUND, "record-not-found",
+                            "no record of this owner, operation and key"));
         });
     }
 
     @DeleteOperation
     public WebEndpointResponse<Object> evict(SecurityContext security, String owner, String operation,
             @Nullable String key, @Nullable String storedKey, String reason) {
-        return asAdministrator(security, () -> {
-            Target target = target(owner, operation, key, storedKey);
-            RecordAdministration.Eviction eviction = target.records().evict(target.scope(),
-                    attributed(security, reason));
+        return changing(security, owner, operation, key, storedKey, reason, (administration, scope, why) -> {
+            RecordAdministration.Eviction eviction = administration.evict(scope, why);
             return new WebEndpointResponse<>(OperationResponseBody.of(Map.of("found", eviction.found(),
                     "cachesCleared", eviction.cachesCleared())),
                     eviction.found() ? WebEndpointResponse.STATUS_OK : WebEndpointResponse.STATUS_NOT_FOUND);
@@ -88,10 +96,8 @@ public class OnceOnlyEndpoint {
     @WriteOperation
     public WebEndpointResponse<Object> release(SecurityContext security, String owner, String operation,
             @Nullable String key, @Nullable String storedKey, String reason) {
-        return asAdministrator(security, () -> {
-            Target target = target(owner, operation, key, storedKey);
-            RecordAdministration.Released released = target.records().release(target.scope(),
-                    attributed(security, reason));
+        return changing(security, owner, operation, key, storedKey, reason, (administration, scope, why) -> {
+            RecordAdministration.Released released = administration.release(scope, why);
             int status = switch (released) {
                 case RELEASED -> WebEndpointResponse.STATUS_OK;
                 case NOT_FOUND -> WebEndpointResponse.STATUS_NOT_FOUND;
@@ -101,23 +107,43 @@ public class OnceOnlyEndpoint {
         });
     }
 
-    /** Runs {@code operation} for an administrator only; bad input is 400 and an unreachable store 503. */
+    /** A change to one record, with the administrator's name and reason for the log. */
+    @FunctionalInterface
+    private interface Change {
+        WebEndpointResponse<Object> apply(RecordAdministration administration, IdempotencyScope scope,
+                String reason);
+    }
+
+    private WebEndpointResponse<Object> changing(SecurityContext security, String owner, String operation,
+            @Nullable String key, @Nullable String storedKey, String reason, Change change) {
+        return asAdministrator(security, () -> {
+            Target target = target(owner, operation, key, storedKey);
+            return change.apply(target.records(), target.scope(), attributed(security, reason));
+        });
+    }
+
+    /**
+     * Runs {@code operation} for an administrator only. Refusals are problem details with stable types: 401
+     * {@code authentication-required}, 403 {@code administrator-role-required}, 400 {@code invalid-admin-request},
+     * 503 {@code idempotency-store-unavailable}, 501 {@code not-supported-by-store}.
+     */
     private WebEndpointResponse<Object> asAdministrator(SecurityContext security,
             Supplier<WebEndpointResponse<Object>> operation) {
         if (security.getPrincipal() == null) {
-            return error(401, "authentication required");
+            return problem(401, "authentication-required", "an administrator's login is required");
         }
         if (!security.isUserInRole(role)) {
-            return error(403, "the role " + role + " is required");
+            return problem(403, "administrator-role-required", "the role " + role + " is required");
         }
         try {
             return operation.get();
         } catch (IdempotencyStoreException e) {
-            return error(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE, "the idempotency store is unavailable");
+            return problem(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE, "idempotency-store-unavailable",
+                    "the idempotency store is unavailable");
         } catch (InvalidInput | IdempotencyException | IllegalArgumentException e) {
-            return error(WebEndpointResponse.STATUS_BAD_REQUEST, e.getMessage());
+            return problem(WebEndpointResponse.STATUS_BAD_REQUEST, "invalid-admin-request", e.getMessage());
         } catch (UnsupportedOperationException e) {
-            return error(501, "the idempotency store does not support this");
+            return problem(501, "not-supported-by-store", "the idempotency store does not support this");
         }
     }
 
@@ -142,9 +168,10 @@ public class OnceOnlyEndpoint {
         return "by " + (principal == null ? "?" : principal.getName()) + ": " + reason;
     }
 
-    private static WebEndpointResponse<Object> error(int status, @Nullable String message) {
-        return new WebEndpointResponse<>(OperationResponseBody.of(Map.of("status", status, "error",
-                message == null ? "invalid request" : message)), status);
+    private WebEndpointResponse<Object> problem(int status, String type, @Nullable String detail) {
+        return new WebEndpointResponse<>(OperationResponseBody.of(Map.of("type", problemTypeBase.resolve(type)
+                .toString(), "title", HttpStatus.valueOf(status).getReasonPhrase(), "status", status, "detail",
+                detail == null ? "invalid request" : detail)), status, PROBLEM_JSON);
     }
 
     /** Input the endpoint refuses with 400. */

@@ -29,8 +29,7 @@ public record RecordView(String owner, String operation, String key, String stat
                 HexFormat.of().formatHex(record.fingerprint().digest()),
                 response != null && response.hasStatus() ? response.status() : null,
                 response == null ? null : response.resourceId(),
-                response == null || response.headers().containsKey(EncryptingIdempotencyStore.ENCRYPTED_HEADER) ? null
-                        : response.bodyLength(),
+                response == null || EncryptingIdempotencyStore.isSealed(response) ? null : response.bodyLength(),
                 text(record.leaseExpiresAt()), text(record.nextAttemptAt()), record.createdAt().toString(),
                 record.updatedAt().toString(), record.expiresAt().toString());
     }

@@ -10,6 +10,7 @@ import dev.onceonly.KeyStorage;
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.List;
@@ -29,7 +30,8 @@ class OnceOnlyEndpointTest {
     private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
     private final IdempotencyEngine engine = IdempotencyEngine.builder(store).keyStorage(KeyStorage.hmacSha256(SECRET))
             .build();
-    private final OnceOnlyEndpoint endpoint = new OnceOnlyEndpoint(engine.administration(), "ONCEONLY_ADMIN");
+    private final OnceOnlyEndpoint endpoint = new OnceOnlyEndpoint(engine.administration(), "ONCEONLY_ADMIN",
+            URI.create("https://onceonly.dev/problems/"));
     private final String key = UUID.randomUUID().toString();
 
     private static SecurityContext user(@Nullable String name, Set<String> roles) {
@@ -67,6 +69,15 @@ class OnceOnlyEndpointTest {
         assertThat(endpoint.evict(ALICE, "acme alice", "pay", key, null, "x").getStatus()).isEqualTo(403);
         assertThat(endpoint.release(ALICE, "acme alice", "pay", key, null, "x").getStatus()).isEqualTo(403);
         assertThat(engine.find(IdempotencyScope.of("acme alice", "pay", IdempotencyKey.of(key)))).isPresent();
+        assertProblem(endpoint.records(ANONYMOUS, "acme alice", "pay", key, null, null), "authentication-required");
+        assertProblem(endpoint.evict(ALICE, "acme alice", "pay", key, null, "x"), "administrator-role-required");
+    }
+
+    private static void assertProblem(WebEndpointResponse<Object> response, String type) {
+        assertThat(response.getContentType()).hasToString("application/problem+json");
+        assertThat(response.getBody()).isInstanceOfSatisfying(Map.class, body -> assertThat(body)
+                .containsEntry("type", "https://onceonly.dev/problems/" + type)
+                .containsEntry("status", response.getStatus()));
     }
 
     @Test
@@ -99,5 +110,7 @@ class OnceOnlyEndpointTest {
         assertThat(endpoint.evict(ADMIN, "acme alice", "pay", key, null, " ").getStatus()).isEqualTo(400);
         assertThat(endpoint.evict(ADMIN, "acme alice", "pay", "bad\nkey", null, "x").getStatus()).isEqualTo(400);
         assertThat(endpoint.release(ADMIN, "acme alice", "pay", key, null, "x").getStatus()).isEqualTo(404);
+        assertProblem(endpoint.records(ADMIN, "acme alice", "pay", null, null, 0), "invalid-admin-request");
+        assertProblem(endpoint.records(ADMIN, "acme alice", "pay", key, null, null), "record-not-found");
     }
 }
