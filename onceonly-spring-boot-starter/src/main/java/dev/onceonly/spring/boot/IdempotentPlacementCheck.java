@@ -17,7 +17,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 
 /**
  * Stops startup where {@link Idempotent} would silently have no effect: in a WebFlux application, and on a
- * method that is not a Spring MVC handler (a service method, say). Scans each bean class once, as Spring does
+ * method that is not a Spring MVC handler (a service method wants {@code @IdempotentMethod}). Scans each bean class once, as Spring does
  * for {@code @EventListener}, after the handler mappings know their methods.
  */
 final class IdempotentPlacementCheck implements SmartInitializingSingleton {
@@ -48,10 +48,9 @@ final class IdempotentPlacementCheck implements SmartInitializingSingleton {
         for (Method method : annotated) {
             if (!handlers.contains(method)) {
                 throw IdempotencyConfigurationException.of(where(method), "it is not a Spring MVC handler method "
-                        + "(a request mapping of a controller), and OnceOnly does not support other methods yet, "
-                        + "so the annotation would have no effect", "Move @Idempotent to the controller method "
-                        + "that handles the request, or make the endpoint idempotent by path with "
-                        + "onceonly.http.endpoints");
+                        + "(a request mapping of a controller), so the annotation would have no effect",
+                        "Use @IdempotentMethod on a service method, or move @Idempotent to the controller method "
+                        + "that handles the request");
             }
         }
     }

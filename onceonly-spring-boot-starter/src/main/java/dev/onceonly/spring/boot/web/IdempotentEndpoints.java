@@ -8,10 +8,10 @@ import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.OutcomePolicy;
 import dev.onceonly.OutcomePolicy.Decision;
+import dev.onceonly.spring.boot.AnnotatedTimings;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -24,7 +24,6 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.ApplicationContext;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -158,18 +157,8 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                     + IdempotencyScope.MAX_NAME_LENGTH + " characters");
         }
         IdempotencyEngineBuilder variant = engine.toBuilder();
-        Duration wait = duration(where + " waitTimeout", idempotent.waitTimeout());
-        if (wait != null) {
-            variant.waitTimeout(wait);
-        }
-        Duration succeeded = duration(where + " retention", idempotent.retention());
-        Duration failed = duration(where + " failedRetention", idempotent.failedRetention());
-        Duration abandoned = duration(where + " abandonedRetention", idempotent.abandonedRetention());
-        try {
-            variant.retention(engine.retention().overriddenBy(succeeded, failed, abandoned));
-        } catch (IdempotencyConfigurationException e) {
-            throw e.renamed(where + " " + e.setting());
-        }
+        new AnnotatedTimings(idempotent.waitTimeout(), idempotent.retention(), idempotent.failedRetention(),
+                idempotent.abandonedRetention()).applyTo(variant, engine, where);
         Map<Integer, Decision> overrides = new HashMap<>();
         for (int status : idempotent.retryableStatuses()) {
             if (status < 400 || status > 599) {
@@ -216,17 +205,6 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         return new IdempotentEndpoint(operation, methods, idempotent.keyRequired(), endpointEngine,
                 CanonicalJson.excluding(List.of(idempotent.excludedFields())), List.of(idempotent.fingerprintHeaders()),
                 Set.copyOf(parameters));
-    }
-
-    private static @Nullable Duration duration(String where, String value) {
-        if (value.isBlank()) {
-            return null;
-        }
-        try {
-            return DurationStyle.detectAndParse(value);
-        } catch (IllegalArgumentException e) {
-            throw IdempotencyConfigurationException.of(where, "'" + value + "' is not a duration such as 2s or 7d");
-        }
     }
 
     /** The endpoint {@code request} goes to, or {@code null} if it is not idempotent. */

@@ -36,6 +36,14 @@ public final class SecurityOwnerResolver implements IdempotencyOwnerResolver {
 
     @Override
     public @Nullable String resolveOwner(HttpServletRequest request) {
+        return currentPrincipal();
+    }
+
+    /**
+     * The owner of the principal authenticated on the calling thread, as described above, or {@code null} if there is
+     * none: also for callers without a request, such as an {@code @IdempotentMethod}.
+     */
+    public static @Nullable String currentPrincipal() {
         Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
         if (authentication == null || !authentication.isAuthenticated()
                 || authentication instanceof AnonymousAuthenticationToken) {

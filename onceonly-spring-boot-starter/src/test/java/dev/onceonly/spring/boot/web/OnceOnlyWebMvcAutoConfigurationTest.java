@@ -121,7 +121,7 @@ class OnceOnlyWebMvcAutoConfigurationTest {
                 .withUserConfiguration(OrderService.class)
                 .run(context -> assertStartupFailure(context).hasMessageContaining("OrderService.place")
                         .hasMessageContaining("not a Spring MVC handler method")
-                        .hasMessageContaining("controller method"));
+                        .hasMessageContaining("@IdempotentMethod"));
     }
 
     @Test

@@ -1,0 +1,75 @@
+package dev.onceonly.spring.boot.method;
+
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.TransactionRunner;
+import java.lang.reflect.Method;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.ClassUtils;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The {@link IdempotentMethod}s of the application, each set up once: those of every singleton when the application
+ * starts, so that a bad attribute stops it, and those of beans created later at their first call.
+ */
+public final class IdempotentMethods implements SmartInitializingSingleton {
+
+    private final ListableBeanFactory beans;
+    private final IdempotencyEngine engine;
+    private final @Nullable TransactionRunner runner;
+    private final @Nullable PlatformTransactionManager transactions;
+    private final JsonMapper json;
+    /** By the bean class's own method; empty for a method without the annotation. */
+    private final ConcurrentMap<Method, Optional<IdempotentMethodDefinition>> definitions = new ConcurrentHashMap<>();
+
+    IdempotentMethods(ListableBeanFactory beans, IdempotencyEngine engine, @Nullable TransactionRunner runner,
+            @Nullable PlatformTransactionManager transactions, JsonMapper json) {
+        this.beans = beans;
+        this.engine = engine;
+        this.runner = runner;
+        this.transactions = transactions;
+        this.json = json;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        for (String name : beans.getBeanDefinitionNames()) {
+            Class<?> type = beans.getType(name, false);
+            if (type == null || type.getName().startsWith("org.springframework.")
+                    || !AnnotationUtils.isCandidateClass(type, IdempotentMethod.class)) {
+                continue;
+            }
+            Class<?> userClass = ClassUtils.getUserClass(type);
+            MethodIntrospector.selectMethods(userClass, (MethodIntrospector.MetadataLookup<IdempotentMethod>)
+                    method -> AnnotatedElementUtils.findMergedAnnotation(method, IdempotentMethod.class))
+                    .keySet().forEach(method -> definition(method, userClass));
+        }
+    }
+
+    /**
+     * The definition of {@code method} as {@code targetClass} implements it, or {@code null} if it is not annotated.
+     *
+     * @throws dev.onceonly.IdempotencyConfigurationException if its annotation is wrong
+     */
+    @Nullable IdempotentMethodDefinition definition(Method method, Class<?> targetClass) {
+        Method specific = BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method,
+                targetClass));
+        return definitions.computeIfAbsent(specific, this::define).orElse(null);
+    }
+
+    private Optional<IdempotentMethodDefinition> define(Method method) {
+        IdempotentMethod annotation = AnnotatedElementUtils.findMergedAnnotation(method, IdempotentMethod.class);
+        return annotation == null ? Optional.empty() : Optional.of(IdempotentMethodDefinition.of(method, annotation,
+                engine, runner, transactions, json, (BeanFactory) beans));
+    }
+}

@@ -1,0 +1,223 @@
+package dev.onceonly.spring.boot.method;
+
+import static dev.onceonly.spring.boot.StartupFailure.assertStartupFailure;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.onceonly.IdempotencyKeyReusedException;
+import dev.onceonly.IdempotencyMode;
+import dev.onceonly.RequestInProgressException;
+import dev.onceonly.memory.InMemoryIdempotencyStore;
+import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import dev.onceonly.spring.boot.web.Idempotent;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.security.authentication.TestingAuthenticationToken;
+import org.springframework.security.core.context.SecurityContextHolder;
+
+/** The annotation on plain beans, with the in-memory store in leased mode; PostgreSQL's modes have their own IT. */
+class OnceOnlyMethodAutoConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class,
+                    OnceOnlyMethodAutoConfiguration.class))
+            .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
+            .withPropertyValues("onceonly.mode=leased");
+
+    public record Payment(String account, long cents) {
+    }
+
+    public static class Declined extends Exception {
+
+        public Declined(String message) {
+            super(message);
+        }
+    }
+
+    public static class Payments {
+
+        final AtomicInteger runs = new AtomicInteger();
+        volatile CountDownLatch hold = new CountDownLatch(0);
+
+        @IdempotentMethod(value = "pay", finalExceptions = Declined.class)
+        public List<Payment> pay(@IdempotencyKey String key, Payment payment) throws Declined, InterruptedException {
+            runs.incrementAndGet();
+            hold.await(10, TimeUnit.SECONDS);
+            if (payment.cents() > 10_000) {
+                throw new Declined("over the limit");
+            }
+            return List.of(payment);
+        }
+
+        @IdempotentMethod(key = "#payment.account", waitTimeout = "50ms")
+        public Optional<String> refund(Payment payment) {
+            runs.incrementAndGet();
+            try {
+                hold.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Optional.of(payment.account());
+        }
+
+        // Reached through the proxy, whose own fields are not the bean's.
+        public int runs() {
+            return runs.get();
+        }
+
+        public void hold(CountDownLatch latch) {
+            hold = latch;
+        }
+    }
+
+    @AfterEach
+    void clearSecurity() {
+        SecurityContextHolder.clearContext();
+    }
+
+    @Test
+    void aReplayReturnsTheGenericResultAndAFinalCheckedExceptionIsThrownAgain() {
+        runner.withBean(Payments.class).run(context -> {
+            Payments payments = context.getBean(Payments.class);
+            Payment payment = new Payment("acct-1", 500);
+
+            List<Payment> first = payments.pay("k1", payment);
+            List<Payment> replay = payments.pay("k1", payment);
+
+            assertThat(replay).isEqualTo(first).first().isInstanceOf(Payment.class);
+            assertThatThrownBy(() -> payments.pay("k1", new Payment("acct-1", 501)))
+                    .isInstanceOf(IdempotencyKeyReusedException.class);
+            Payment tooMuch = new Payment("acct-1", 20_000);
+            assertThatThrownBy(() -> payments.pay("k2", tooMuch)).isInstanceOf(Declined.class);
+            assertThatThrownBy(() -> payments.pay("k2", tooMuch)).isInstanceOf(Declined.class)
+                    .hasMessage("over the limit");
+            assertThat(payments.runs()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void theOwnerIsTheAuthenticatedPrincipalAndCallsWithoutOneShareTheAnonymousOwner() {
+        runner.withBean(Payments.class).run(context -> {
+            Payments payments = context.getBean(Payments.class);
+            Payment payment = new Payment("acct-1", 500);
+            payments.pay("k1", payment);
+            payments.pay("k1", payment);
+            assertThat(payments.runs()).isEqualTo(1);
+
+            SecurityContextHolder.getContext().setAuthentication(new TestingAuthenticationToken("alice", "", "USER"));
+            payments.pay("k1", payment);
+            assertThat(payments.runs()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void aCallWhileTheFirstStillRunsWaitsItsWaitTimeoutThenIsRefused() {
+        runner.withBean(Payments.class).run(context -> {
+            Payments payments = context.getBean(Payments.class);
+            CountDownLatch release = new CountDownLatch(1);
+            payments.hold(release);
+            Payment payment = new Payment("acct-1", 500);
+            CompletableFuture<Optional<String>> first = CompletableFuture.supplyAsync(() -> payments.refund(payment));
+            try {
+                org.awaitility.Awaitility.await().until(() -> payments.runs() == 1);
+                assertThatThrownBy(() -> payments.refund(payment)).isInstanceOf(RequestInProgressException.class);
+            } finally {
+                release.countDown();
+            }
+            assertThat(first.get()).contains("acct-1");
+            assertThat(payments.refund(payment)).contains("acct-1");
+            assertThat(payments.runs()).isEqualTo(1);
+        });
+    }
+
+    public static class NoKey {
+        @IdempotentMethod
+        public String run(String input) {
+            return input;
+        }
+    }
+
+    public static class TwoKeys {
+        @IdempotentMethod(key = "#input")
+        public String run(@IdempotencyKey String key, String input) {
+            return input;
+        }
+    }
+
+    public static class BadExpression {
+        @IdempotentMethod(key = "#input.")
+        public String run(String input) {
+            return input;
+        }
+    }
+
+    public static class BadDuration {
+        @IdempotentMethod(key = "#input", retention = "forever")
+        public String run(String input) {
+            return input;
+        }
+    }
+
+    public static class Asynchronous {
+        @IdempotentMethod(key = "#input")
+        public CompletableFuture<String> run(String input) {
+            return CompletableFuture.completedFuture(input);
+        }
+    }
+
+    public static class FinalMethod {
+        @IdempotentMethod(key = "#input")
+        public final String run(String input) {
+            return input;
+        }
+    }
+
+    public static class OwnFinalException {
+        @IdempotentMethod(key = "#input", finalExceptions = IdempotencyKeyReusedException.class)
+        public String run(String input) {
+            return input;
+        }
+    }
+
+    public static class BothAnnotations {
+        @Idempotent
+        @IdempotentMethod(key = "#input")
+        public String run(String input) {
+            return input;
+        }
+    }
+
+    public static class TransactionalWithoutRunner {
+        @IdempotentMethod(key = "#input", mode = IdempotencyMode.TRANSACTIONAL)
+        public String run(String input) {
+            return input;
+        }
+    }
+
+    @Test
+    void aBadAnnotationStopsStartupNamingTheMethodAndTheRule() {
+        assertRefused(NoKey.class, "NoKey.run", "names no key");
+        assertRefused(TwoKeys.class, "TwoKeys.run", "both key");
+        assertRefused(BadExpression.class, "BadExpression.run key", "not a SpEL expression");
+        assertRefused(BadDuration.class, "BadDuration.run retention", "not a duration");
+        assertRefused(Asynchronous.class, "Asynchronous.run", "returns CompletableFuture");
+        assertRefused(FinalMethod.class, "FinalMethod.run", "private, static or final");
+        assertRefused(OwnFinalException.class, "OwnFinalException.run finalExceptions", "OnceOnly's own");
+        assertRefused(BothAnnotations.class, "BothAnnotations.run", "@IdempotentMethod");
+        assertRefused(TransactionalWithoutRunner.class, "TransactionalWithoutRunner.run mode", "TransactionRunner");
+    }
+
+    private void assertRefused(Class<?> bean, String where, String rule) {
+        runner.withBean(bean).run(context -> assertStartupFailure(context).hasMessageContaining(where)
+                .hasMessageContaining(rule));
+    }
+}
