@@ -27,14 +27,21 @@ import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.annotation.AnnotatedMethod;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.scheduling.annotation.Async;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.type.TypeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -45,7 +52,6 @@ final class IdempotentMethodDefinition {
 
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
     private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
-    private static final String REACTIVE_PUBLISHER = "org.reactivestreams.Publisher";
 
     /** Where a call's key or owner comes from: an argument or an expression over them, or nowhere. */
     private record Source(int parameter, @Nullable Expression expression) {
@@ -58,7 +64,9 @@ final class IdempotentMethodDefinition {
     }
 
     private final Method method;
+    private final String where;
     private final String operation;
+    private final boolean defaultOperation;
     private final Source key;
     private final Source owner;
     private final int attemptParameter;
@@ -74,13 +82,16 @@ final class IdempotentMethodDefinition {
     private final @Nullable TransactionTemplate savepoint;
     private final BeanFactory beans;
 
-    private IdempotentMethodDefinition(Method method, String operation, Source key, Source owner, int attempt,
+    private IdempotentMethodDefinition(Method method, String where, String operation, boolean defaultOperation,
+            Source key, Source owner, int attempt,
             String[] names, boolean[] fingerprinted, CanonicalJson canonicalJson, JsonMapper json,
             MethodOutcomeCodec codec, IdempotencyEngine defaultEngine,
             @Nullable IdempotencyEngine joinedEngine, @Nullable TransactionRunner runner,
             @Nullable TransactionTemplate savepoint, BeanFactory beans) {
         this.method = method;
+        this.where = where;
         this.operation = operation;
+        this.defaultOperation = defaultOperation;
         this.key = key;
         this.owner = owner;
         this.attemptParameter = attempt;
@@ -97,16 +108,17 @@ final class IdempotentMethodDefinition {
     }
 
     /**
-     * @param method the annotated method, of the bean's own class
+     * @param method the annotated method
+     * @param targetClass the bean's class, whose method it is (declared there or inherited)
      * @param engine the application's engine, whose settings the method's override
      * @param runner the application's transaction runner, if it has one
      * @param transactions the transaction manager the runner uses, for savepoints
      * @throws IdempotencyConfigurationException naming the method and the attribute that is wrong
      */
-    static IdempotentMethodDefinition of(Method method, IdempotentMethod annotation, IdempotencyEngine engine,
-            @Nullable TransactionRunner runner, @Nullable PlatformTransactionManager transactions, JsonMapper json,
-            BeanFactory beans) {
-        String where = "@IdempotentMethod on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
+    static IdempotentMethodDefinition of(Method method, Class<?> targetClass, IdempotentMethod annotation,
+            IdempotencyEngine engine, @Nullable TransactionRunner runner,
+            @Nullable PlatformTransactionManager transactions, JsonMapper json, BeanFactory beans) {
+        String where = "@IdempotentMethod on " + targetClass.getSimpleName() + "." + method.getName();
         int modifiers = method.getModifiers();
         if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
             throw IdempotencyConfigurationException.of(where, "the method is private, static or final, so no proxy "
@@ -116,14 +128,16 @@ final class IdempotentMethodDefinition {
             throw IdempotencyConfigurationException.of(where, "the method also carries @Idempotent", "Keep one: "
                     + "@Idempotent on controller methods, @IdempotentMethod on other beans' methods");
         }
-        requireSynchronous(where, method);
-        String operation = annotation.value().isBlank()
-                ? method.getDeclaringClass().getSimpleName() + "." + method.getName() : annotation.value();
+        requireSynchronous(where, method, targetClass);
+        boolean defaultOperation = annotation.value().isBlank();
+        String operation = defaultOperation ? targetClass.getSimpleName() + "." + method.getName()
+                : annotation.value();
         if (operation.length() > IdempotencyScope.MAX_NAME_LENGTH) {
             throw IdempotencyConfigurationException.of(where, "the operation name is longer than "
                     + IdempotencyScope.MAX_NAME_LENGTH + " characters");
         }
-        String[] names = parameterNames(method);
+        String[] names = parameterNames(where, method, !annotation.key().isBlank() || !annotation.owner().isBlank()
+                || annotation.excludedFields().length > 0);
         Source key = source(where, "key", method, IdempotencyKey.class, annotation.key());
         if (!key.declared()) {
             throw IdempotencyConfigurationException.of(where, "it names no key", "Annotate the parameter that holds "
@@ -140,6 +154,14 @@ final class IdempotentMethodDefinition {
             fingerprinted[i] = i != key.parameter() && i != owner.parameter() && i != attempt
                     && !excluded.remove("/" + names[i]);
         }
+        for (String pointer : excluded) {
+            String parameter = pointer.length() > 1 ? pointer.substring(1).split("/", 2)[0] : "";
+            if (Arrays.stream(names).noneMatch(parameter::equals)) {
+                throw IdempotencyConfigurationException.of(where + " excludedFields", "'" + pointer + "' names no "
+                        + "parameter; pointers start with one, such as /" + (names.length > 0 ? names[0] : "command")
+                        + "/requestedAt");
+            }
+        }
         CanonicalJson canonicalJson;
         try {
             canonicalJson = CanonicalJson.excluding(excluded);
@@ -152,9 +174,21 @@ final class IdempotentMethodDefinition {
                 throw IdempotencyConfigurationException.of(where + " finalExceptions", type.getSimpleName()
                         + " is OnceOnly's own exception, thrown before or instead of the method, never its outcome");
             }
+            if (isA(type, "java.sql.SQLException") || isA(type, "org.springframework.dao.DataAccessException")) {
+                throw IdempotencyConfigurationException.of(where + " finalExceptions", type.getSimpleName()
+                        + " is a database failure, whose message can quote rows; a final exception's message is "
+                        + "stored", "Translate it into an exception of your own that says what went wrong");
+            }
         }
-        MethodOutcomeCodec codec = new MethodOutcomeCodec(json, json.getTypeFactory().constructType(
-                method.getGenericReturnType()), finals, method.getDeclaringClass().getClassLoader());
+        MethodOutcomeCodec codec;
+        try {
+            Class<?> declared = method.getReturnType();
+            codec = new MethodOutcomeCodec(json, declared == void.class ? json.constructType(Void.class)
+                    : javaType(json.getTypeFactory(), ResolvableType.forMethodReturnType(method, targetClass)),
+                    finals);
+        } catch (IllegalArgumentException e) {
+            throw IdempotencyConfigurationException.of(where + " finalExceptions", e.getMessage());
+        }
 
         IdempotencyEngineBuilder variant = engine.toBuilder()
                 // Every outcome the codec stores is final: a result, or a declared final exception.
@@ -174,10 +208,18 @@ final class IdempotentMethodDefinition {
                         + "PlatformTransactionManager exists to set one", "Keep one transaction manager, or use "
                         + "mode = LEASED");
             }
+            if (transactions instanceof AbstractPlatformTransactionManager manager
+                    && !manager.isNestedTransactionAllowed()) {
+                throw IdempotencyConfigurationException.of(where + " finalExceptions", "a final exception's writes "
+                        + "are rolled back to a savepoint before its outcome commits, and the transaction manager "
+                        + manager.getClass().getSimpleName() + " does not allow nested transactions (JPA's does not "
+                        + "by default)", "Allow them (setNestedTransactionAllowed(true), with a JDBC driver that "
+                        + "has savepoints), or use mode = LEASED");
+            }
             savepoint = new TransactionTemplate(transactions);
             savepoint.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
         }
-        return new IdempotentMethodDefinition(method, operation, key, owner, attempt, names, fingerprinted,
+        return new IdempotentMethodDefinition(method, where, operation, defaultOperation, key, owner, attempt, names, fingerprinted,
                 canonicalJson, json, codec, defaultEngine, joinedEngine, runner, savepoint, beans);
     }
 
@@ -189,21 +231,58 @@ final class IdempotentMethodDefinition {
         }
     }
 
-    private static void requireSynchronous(String where, Method method) {
-        Class<?> returned = method.getReturnType();
-        boolean reactive = Arrays.stream(returned.getInterfaces()).map(Class::getName)
-                .anyMatch(REACTIVE_PUBLISHER::equals) || returned.getName().equals(REACTIVE_PUBLISHER);
-        if (CompletionStage.class.isAssignableFrom(returned) || Future.class.isAssignableFrom(returned) || reactive) {
+    private static void requireSynchronous(String where, Method method, Class<?> targetClass) {
+        // As the bean's class has it: a generic base class's R may be its own type there.
+        Class<?> returned = ResolvableType.forMethodReturnType(method, targetClass).toClass();
+        if (CompletionStage.class.isAssignableFrom(returned) || Future.class.isAssignableFrom(returned)
+                || ReactiveAdapterRegistry.getSharedInstance().getAdapter(returned) != null) {
             throw IdempotencyConfigurationException.of(where, "the method returns " + returned.getSimpleName()
                     + "; an idempotent method must return its result, so that its outcome is known when it is "
                     + "stored");
         }
+        if (returned == Object.class) {
+            throw IdempotencyConfigurationException.of(where, "the method returns Object, so a replay could not "
+                    + "know the type to read its result back as", "Declare the type it returns");
+        }
+        if (AnnotatedElementUtils.hasAnnotation(method, Async.class)
+                || AnnotatedElementUtils.hasAnnotation(targetClass, Async.class)) {
+            throw IdempotencyConfigurationException.of(where, "the method runs @Async, so it returns before its "
+                    + "work is done and its outcome could not be stored", "Make the method that the asynchronous "
+                    + "work calls idempotent instead");
+        }
     }
 
-    private static String[] parameterNames(Method method) {
+    /** The type as Jackson knows it, with its type variables resolved as {@link ResolvableType} resolved them. */
+    private static JavaType javaType(TypeFactory types, ResolvableType type) {
+        if (type.isArray()) {
+            return types.constructArrayType(javaType(types, type.getComponentType()));
+        }
+        ResolvableType[] generics = type.getGenerics();
+        if (generics.length == 0) {
+            return types.constructType(type.toClass());
+        }
+        return types.constructParametricType(type.toClass(), Arrays.stream(generics)
+                .map(generic -> javaType(types, generic)).toArray(JavaType[]::new));
+    }
+
+    private static boolean isA(Class<?> type, String superclass) {
+        for (Class<?> at = type; at != null; at = at.getSuperclass()) {
+            if (at.getName().equals(superclass)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String[] parameterNames(String where, Method method, boolean named) {
         String[] discovered = NAMES.getParameterNames(method);
         if (discovered != null) {
             return discovered;
+        }
+        if (named) {
+            throw IdempotencyConfigurationException.of(where, "its expressions or excluded fields name parameters, "
+                    + "and the class was compiled without their names", "Compile with -parameters (Spring Boot's "
+                    + "build plugins do), or use #p0, #p1 … and @IdempotencyKey");
         }
         String[] names = new String[method.getParameterCount()];
         Arrays.setAll(names, i -> "arg" + i);
@@ -213,8 +292,10 @@ final class IdempotentMethodDefinition {
     private static Source source(String where, String what, Method method,
             Class<? extends java.lang.annotation.Annotation> marker, String expression) {
         int parameter = -1;
-        for (int i = 0; i < method.getParameterCount(); i++) {
-            if (new MethodParameter(method, i).hasParameterAnnotation(marker)) {
+        // Annotations on an interface's declaration of the method count too.
+        MethodParameter[] parameters = new AnnotatedMethod(method).getMethodParameters();
+        for (int i = 0; i < parameters.length; i++) {
+            if (parameters[i].hasParameterAnnotation(marker)) {
                 if (parameter >= 0) {
                     throw IdempotencyConfigurationException.of(where, "two parameters are annotated @"
                             + marker.getSimpleName());
@@ -235,6 +316,19 @@ final class IdempotentMethodDefinition {
             throw IdempotencyConfigurationException.of(where + " " + what, "'" + expression + "' is not a SpEL "
                     + "expression: " + e.getSimpleMessage());
         }
+    }
+
+    String where() {
+        return where;
+    }
+
+    String operation() {
+        return operation;
+    }
+
+    /** Whether the operation is the default name, class and method, rather than one the annotation gives. */
+    boolean defaultOperation() {
+        return defaultOperation;
     }
 
     MethodOutcomeCodec codec() {

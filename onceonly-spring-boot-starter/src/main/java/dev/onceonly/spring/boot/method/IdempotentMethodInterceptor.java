@@ -2,18 +2,26 @@ package dev.onceonly.spring.boot.method;
 
 import dev.onceonly.Attempt;
 import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotentResult;
+import dev.onceonly.OutcomeUnknownException;
 import java.lang.reflect.UndeclaredThrowableException;
+import java.util.Optional;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.core.JacksonException;
 
 /** Runs each call of an {@link IdempotentMethod} through the engine. */
 final class IdempotentMethodInterceptor implements MethodInterceptor {
+
+    private static final Logger log = LoggerFactory.getLogger(IdempotentMethodInterceptor.class);
 
     /** Carries the method's own exception through the savepoint's callback, which may throw none but unchecked. */
     private static final class Failed extends RuntimeException {
@@ -23,10 +31,20 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         }
     }
 
-    private final ObjectProvider<IdempotentMethods> methods;
+    private final ObjectProvider<IdempotentMethods> provider;
+    private volatile @Nullable IdempotentMethods methods;
 
-    IdempotentMethodInterceptor(ObjectProvider<IdempotentMethods> methods) {
-        this.methods = methods;
+    IdempotentMethodInterceptor(ObjectProvider<IdempotentMethods> provider) {
+        this.provider = provider;
+    }
+
+    private IdempotentMethods methods() {
+        IdempotentMethods known = methods;
+        if (known == null) {
+            known = provider.getObject();
+            methods = known;
+        }
+        return known;
     }
 
     @Override
@@ -34,16 +52,17 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         Object target = invocation.getThis();
         Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : invocation.getMethod()
                 .getDeclaringClass();
-        IdempotentMethodDefinition definition = methods.getObject().definition(invocation.getMethod(), targetClass);
+        IdempotentMethodDefinition definition = methods().definition(invocation.getMethod(), targetClass);
         if (definition == null) {
             return invocation.proceed();
         }
         Object[] arguments = invocation.getArguments();
         IdempotencyEngine engine = definition.engine();
         TransactionTemplate savepoint = definition.savepoint(engine);
+        boolean leased = engine.mode() == IdempotencyMode.LEASED;
         IdempotentResult<MethodOutcome> result = engine.execute(definition.scope(arguments),
                 definition.fingerprint(arguments), definition.codec(),
-                attempt -> run(invocation, definition, attempt, savepoint));
+                attempt -> run(invocation, definition, attempt, savepoint, leased));
         return switch (result.value()) {
             case MethodOutcome.Returned returned -> returned.value();
             case MethodOutcome.Threw threw -> throw threw.exception();
@@ -51,7 +70,7 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
     }
 
     private static MethodOutcome run(MethodInvocation invocation, IdempotentMethodDefinition definition,
-            Attempt attempt, @Nullable TransactionTemplate savepoint) throws Exception {
+            Attempt attempt, @Nullable TransactionTemplate savepoint, boolean leased) throws Exception {
         // A clone per attempt: an invocation proceeds once, and the engine may try the work again after a lock
         // timeout.
         ProxyMethodInvocation call = (ProxyMethodInvocation) ((ProxyMethodInvocation) invocation).invocableClone();
@@ -60,11 +79,11 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         }
         try {
             if (savepoint == null) {
-                return proceed(call, definition);
+                return proceed(call, definition, leased);
             }
             return savepoint.execute(status -> {
                 try {
-                    MethodOutcome outcome = proceed(call, definition);
+                    MethodOutcome outcome = proceed(call, definition, leased);
                     if (outcome instanceof MethodOutcome.Threw) {
                         status.setRollbackOnly();
                     }
@@ -78,15 +97,30 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         }
     }
 
-    private static MethodOutcome proceed(ProxyMethodInvocation call, IdempotentMethodDefinition definition)
-            throws Exception {
+    private static MethodOutcome proceed(ProxyMethodInvocation call, IdempotentMethodDefinition definition,
+            boolean leased) throws Exception {
+        MethodOutcomeCodec codec = definition.codec();
+        Object value;
         try {
-            return new MethodOutcome.Returned(call.proceed());
+            value = call.proceed();
         } catch (Throwable e) {
-            if (definition.codec().isFinal(e)) {
-                return new MethodOutcome.Threw(e);
+            Optional<String> finalType = codec.finalType(e);
+            if (finalType.isPresent()) {
+                return codec.threw(e, finalType.get());
             }
             throw rethrowable(e);
+        }
+        try {
+            return codec.returned(value);
+        } catch (JacksonException e) {
+            String detail = "The result of " + definition.where() + " cannot be stored as JSON and read back as its "
+                    + "declared type (" + e.getClass().getSimpleName() + ")";
+            if (!leased) {
+                throw new IllegalStateException(detail + "; the call was rolled back");
+            }
+            // Leased: its effect stays, so it must never run again for this key.
+            log.error("{}; its key is answered with OutcomeNotReplayableException from now on", detail);
+            throw OutcomeUnknownException.storing(detail, codec.notStorable(detail));
         }
     }
 

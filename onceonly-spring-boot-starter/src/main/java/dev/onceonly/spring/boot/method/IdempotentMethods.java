@@ -2,7 +2,10 @@ package dev.onceonly.spring.boot.method;
 
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.TransactionRunner;
+import dev.onceonly.IdempotencyConfigurationException;
 import java.lang.reflect.Method;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -29,8 +32,13 @@ public final class IdempotentMethods implements SmartInitializingSingleton {
     private final @Nullable TransactionRunner runner;
     private final @Nullable PlatformTransactionManager transactions;
     private final JsonMapper json;
-    /** By the bean class's own method; empty for a method without the annotation. */
-    private final ConcurrentMap<Method, Optional<IdempotentMethodDefinition>> definitions = new ConcurrentHashMap<>();
+    /** A method as a bean class has it (declared there or inherited). */
+    private record BeanMethod(Method method, Class<?> beanClass) {
+    }
+
+    /** Empty for a method without the annotation. */
+    private final ConcurrentMap<BeanMethod, Optional<IdempotentMethodDefinition>> definitions =
+            new ConcurrentHashMap<>();
 
     IdempotentMethods(ListableBeanFactory beans, IdempotencyEngine engine, @Nullable TransactionRunner runner,
             @Nullable PlatformTransactionManager transactions, JsonMapper json) {
@@ -54,6 +62,22 @@ public final class IdempotentMethods implements SmartInitializingSingleton {
                     method -> AnnotatedElementUtils.findMergedAnnotation(method, IdempotentMethod.class))
                     .keySet().forEach(method -> definition(method, userClass));
         }
+        requireDistinctOperations();
+    }
+
+    /** Two methods under one default name (overloads, classes of one name) would share their keys unawares. */
+    private void requireDistinctOperations() {
+        Map<String, IdempotentMethodDefinition> byOperation = new HashMap<>();
+        for (Optional<IdempotentMethodDefinition> found : definitions.values()) {
+            found.ifPresent(definition -> {
+                IdempotentMethodDefinition other = byOperation.putIfAbsent(definition.operation(), definition);
+                if (other != null && (definition.defaultOperation() || other.defaultOperation())) {
+                    throw IdempotencyConfigurationException.of(definition.where(), "its default operation name '"
+                            + definition.operation() + "' is also the operation of " + other.where(), "Name the "
+                            + "operation: @IdempotentMethod(\"create-order\")");
+                }
+            });
+        }
     }
 
     /**
@@ -64,12 +88,14 @@ public final class IdempotentMethods implements SmartInitializingSingleton {
     @Nullable IdempotentMethodDefinition definition(Method method, Class<?> targetClass) {
         Method specific = BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method,
                 targetClass));
-        return definitions.computeIfAbsent(specific, this::define).orElse(null);
+        Class<?> beanClass = ClassUtils.getUserClass(targetClass);
+        return definitions.computeIfAbsent(new BeanMethod(specific, beanClass), this::define).orElse(null);
     }
 
-    private Optional<IdempotentMethodDefinition> define(Method method) {
-        IdempotentMethod annotation = AnnotatedElementUtils.findMergedAnnotation(method, IdempotentMethod.class);
-        return annotation == null ? Optional.empty() : Optional.of(IdempotentMethodDefinition.of(method, annotation,
-                engine, runner, transactions, json, (BeanFactory) beans));
+    private Optional<IdempotentMethodDefinition> define(BeanMethod method) {
+        IdempotentMethod annotation = AnnotatedElementUtils.findMergedAnnotation(method.method(),
+                IdempotentMethod.class);
+        return annotation == null ? Optional.empty() : Optional.of(IdempotentMethodDefinition.of(method.method(),
+                method.beanClass(), annotation, engine, runner, transactions, json, (BeanFactory) beans));
     }
 }

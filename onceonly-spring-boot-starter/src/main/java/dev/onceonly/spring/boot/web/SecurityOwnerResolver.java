@@ -44,7 +44,14 @@ public final class SecurityOwnerResolver implements IdempotencyOwnerResolver {
      * none: also for callers without a request, such as an {@code @IdempotentMethod}.
      */
     public static @Nullable String currentPrincipal() {
-        Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
+        return ownerOf(SecurityContextHolder.getContext().getAuthentication());
+    }
+
+    /**
+     * The owner of {@code authentication} as described above, or {@code null} for none or an anonymous one: also for
+     * a reactive server's security context.
+     */
+    public static @Nullable String ownerOf(@Nullable Authentication authentication) {
         if (authentication == null || !authentication.isAuthenticated()
                 || authentication instanceof AnonymousAuthenticationToken) {
             return null;

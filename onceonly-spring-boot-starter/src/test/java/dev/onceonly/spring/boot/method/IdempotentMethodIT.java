@@ -10,7 +10,11 @@ import dev.onceonly.spring.boot.method.MethodOrders.ImportOrder;
 import dev.onceonly.spring.boot.method.MethodOrders.OrderView;
 import dev.onceonly.spring.boot.method.MethodOrders.OutOfStockException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -18,6 +22,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -31,6 +39,8 @@ import org.springframework.transaction.support.TransactionTemplate;
         "onceonly.wait-timeout=20s"})
 class IdempotentMethodIT {
 
+    @Value("${spring.datasource.url}")
+    String url;
     @Autowired
     MethodOrders orders;
     @Autowired
@@ -176,13 +186,46 @@ class IdempotentMethodIT {
     @Test
     void theKeyAndOwnerMayComeFromExpressionsAndAutoJoinsACallersTransaction() {
         ImportOrder command = new ImportOrder(key, "sku-9", 1);
+        // Joined: the caller's rollback takes the call's row and its key with it.
+        transactions.executeWithoutResult(status -> {
+            orders.importOrder(command);
+            status.setRollbackOnly();
+        });
+        assertThat(orders.rows(key)).isZero();
+
         OrderView first = orders.importOrder(command);
 
-        OrderView inTransaction = transactions.execute(status -> orders.importOrder(command));
-
-        assertThat(inTransaction).isEqualTo(first);
+        assertThat(orders.importOrder(command)).isEqualTo(first);
         assertThat(orders.rows(key)).isEqualTo(1);
         assertThatThrownBy(() -> orders.importOrder(new ImportOrder(null, "sku-9", 1)))
                 .isInstanceOf(InvalidIdempotencyKeyException.class);
+    }
+
+    /** Two instances: the race is decided by PostgreSQL's unique key, not by one process's memory. */
+    @ParameterizedTest
+    @EnumSource(MethodMode.class)
+    void concurrentCallsOnTwoInstancesRunOnce(MethodMode mode) throws Exception {
+        try (ConfigurableApplicationContext second = new SpringApplicationBuilder(MethodOrdersApplication.class)
+                .web(WebApplicationType.NONE).properties("spring.datasource.url=" + url, "onceonly.wait-timeout=20s")
+                .run()) {
+            MethodOrders otherOrders = second.getBean(MethodOrders.class);
+            TransactionTemplate otherTransactions = second.getBean(TransactionTemplate.class);
+            orders.workFor(Duration.ofMillis(300));
+            otherOrders.workFor(Duration.ofMillis(300));
+            ExecutorService instances = Executors.newFixedThreadPool(2);
+            try {
+                Future<List<OrderView>> here = instances.submit(() -> mode.concurrently(10, orders, transactions,
+                        "alice", key, order));
+                Future<List<OrderView>> there = instances.submit(() -> mode.concurrently(10, otherOrders,
+                        otherTransactions, "alice", key, order));
+                List<OrderView> results = new ArrayList<>(here.get());
+                results.addAll(there.get());
+
+                assertThat(results).hasSize(20).containsOnly(results.getFirst());
+            } finally {
+                instances.shutdownNow();
+            }
+        }
+        assertThat(orders.rows(key)).isEqualTo(1);
     }
 }

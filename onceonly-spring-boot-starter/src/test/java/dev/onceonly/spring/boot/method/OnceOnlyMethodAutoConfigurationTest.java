@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.IdempotencyKeyReusedException;
 import dev.onceonly.IdempotencyMode;
+import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
@@ -121,7 +122,8 @@ class OnceOnlyMethodAutoConfigurationTest {
 
     @Test
     void aCallWhileTheFirstStillRunsWaitsItsWaitTimeoutThenIsRefused() {
-        runner.withBean(Payments.class).run(context -> {
+        // The application's wait outlasts the first call: only the method's own 50 ms refuses the second.
+        runner.withBean(Payments.class).withPropertyValues("onceonly.wait-timeout=1m").run(context -> {
             Payments payments = context.getBean(Payments.class);
             CountDownLatch release = new CountDownLatch(1);
             payments.hold(release);
@@ -136,6 +138,73 @@ class OnceOnlyMethodAutoConfigurationTest {
             assertThat(first.get()).contains("acct-1");
             assertThat(payments.refund(payment)).contains("acct-1");
             assertThat(payments.runs()).isEqualTo(1);
+        });
+    }
+
+    /** A result that Jackson cannot write: its one property fails. */
+    public record Unwritable(String id) {
+
+        public String getBroken() {
+            throw new IllegalStateException("not serializable");
+        }
+    }
+
+    public static class Exports {
+
+        final AtomicInteger runs = new AtomicInteger();
+
+        @IdempotentMethod("export")
+        public Unwritable export(@IdempotencyKey String key) {
+            runs.incrementAndGet();
+            return new Unwritable(key);
+        }
+
+        public int runs() {
+            return runs.get();
+        }
+    }
+
+    public abstract static class Handler<R> {
+
+        @IdempotentMethod
+        public R handle(@IdempotencyKey String key) {
+            return create(key);
+        }
+
+        protected abstract R create(String key);
+    }
+
+    public static class PaymentHandler extends Handler<Payment> {
+
+        @Override
+        protected Payment create(String key) {
+            return new Payment(key, 1);
+        }
+    }
+
+    @Test
+    void aLeasedResultThatCannotBeStoredEndsTheKeyWithoutRunningAgain() {
+        runner.withBean(Exports.class).run(context -> {
+            Exports exports = context.getBean(Exports.class);
+
+            assertThatThrownBy(() -> exports.export("k1")).isInstanceOf(OutcomeUnknownException.class)
+                    .hasMessageContaining("cannot be stored as JSON");
+            assertThatThrownBy(() -> exports.export("k1")).isInstanceOf(OutcomeNotReplayableException.class)
+                    .extracting(e -> ((OutcomeNotReplayableException) e).problemType())
+                    .isEqualTo("result-not-storable");
+            assertThat(exports.runs()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aGenericMethodIsReplayedAsTheBeanClassesResultType() {
+        runner.withBean(PaymentHandler.class).run(context -> {
+            PaymentHandler handler = context.getBean(PaymentHandler.class);
+            handler.handle("k1");
+
+            Object replayed = handler.handle("k1");
+
+            assertThat(replayed).isEqualTo(new Payment("k1", 1));
         });
     }
 
@@ -203,8 +272,77 @@ class OnceOnlyMethodAutoConfigurationTest {
         }
     }
 
+    public static class Reactive {
+        @IdempotentMethod(key = "#input")
+        public reactor.core.publisher.Mono<String> run(String input) {
+            return reactor.core.publisher.Mono.just(input);
+        }
+    }
+
+    public static class Untyped {
+        @IdempotentMethod(key = "#input")
+        public Object run(String input) {
+            return input;
+        }
+    }
+
+    public static class Asynchronously {
+        @org.springframework.scheduling.annotation.Async
+        @IdempotentMethod(key = "#input")
+        public void run(String input) {
+        }
+    }
+
+    public static class Typo {
+        @IdempotentMethod(key = "#input", excludedFields = "/inptu/at")
+        public String run(String input) {
+            return input;
+        }
+    }
+
+    public static class NotRebuildable extends RuntimeException {
+        public NotRebuildable(int code) {
+            super("code " + code);
+        }
+    }
+
+    public static class FinalWithoutConstructor {
+        @IdempotentMethod(key = "#input", finalExceptions = NotRebuildable.class)
+        public String run(String input) {
+            return input;
+        }
+    }
+
+    public static class DatabaseFailureAsFinal {
+        @IdempotentMethod(key = "#input", finalExceptions = org.springframework.dao.DuplicateKeyException.class)
+        public String run(String input) {
+            return input;
+        }
+    }
+
+    public static class Overloads {
+        @IdempotentMethod(key = "#input")
+        public String run(String input) {
+            return input;
+        }
+
+        @IdempotentMethod(key = "#input")
+        public String run(String input, int times) {
+            return input.repeat(times);
+        }
+    }
+
     @Test
     void aBadAnnotationStopsStartupNamingTheMethodAndTheRule() {
+        assertRefused(Reactive.class, "Reactive.run", "returns Mono");
+        assertRefused(Untyped.class, "Untyped.run", "returns Object");
+        assertRefused(Asynchronously.class, "Asynchronously.run", "@Async");
+        assertRefused(Typo.class, "Typo.run excludedFields", "names no parameter");
+        assertRefused(FinalWithoutConstructor.class, "FinalWithoutConstructor.run finalExceptions",
+                "(String message)");
+        assertRefused(DatabaseFailureAsFinal.class, "DatabaseFailureAsFinal.run finalExceptions",
+                "database failure");
+        assertRefused(Overloads.class, "Overloads.run", "also the operation of");
         assertRefused(NoKey.class, "NoKey.run", "names no key");
         assertRefused(TwoKeys.class, "TwoKeys.run", "both key");
         assertRefused(BadExpression.class, "BadExpression.run key", "not a SpEL expression");
