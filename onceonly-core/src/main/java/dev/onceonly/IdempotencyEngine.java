@@ -295,6 +295,18 @@ public final class IdempotencyEngine {
         }
     }
 
+    /**
+     * The outcome of {@code scope} if this process still remembers it (its replay memory), without asking the store
+     * or a shared cache: for callers that must not block, such as a reactive server's event loop, which call
+     * {@link #execute} elsewhere when this is empty.
+     *
+     * @throws IdempotencyKeyReusedException if the remembered outcome is of another request
+     */
+    public <T> Optional<IdempotentResult<T>> replayFromMemory(IdempotencyScope scope, Fingerprint fingerprint,
+            OutcomeCodec<T> codec) {
+        return Optional.ofNullable(records.cachedReplay(settings.keyStorage.stored(scope), fingerprint, codec));
+    }
+
     private <T, X extends Exception> IdempotentResult<T> executeStored(IdempotencyScope stored,
             Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work) throws X {
         IdempotentResult<T> cached = records.cachedReplay(stored, fingerprint, codec);

@@ -254,6 +254,29 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void replayFromMemoryAnswersOnlyWhatThisProcessRemembersAndNeverAsksTheStore() {
+        AtomicInteger finds = new AtomicInteger();
+        IdempotencyEngine remembering = IdempotencyEngine.builder(new ForwardingIdempotencyStore(store) {
+            @Override
+            public Optional<IdempotencyRecord> find(IdempotencyScope at) {
+                finds.incrementAndGet();
+                return super.find(at);
+            }
+        }).replayCache(Duration.ofMinutes(1), 1 << 20).build();
+        IdempotencyEngine forgetful = IdempotencyEngine.builder(store).replayCache(Duration.ZERO, 1).build();
+        assertThat(remembering.replayFromMemory(scope, request("a"), TEXT)).isEmpty();
+        remembering.execute(scope, request("a"), TEXT, attempt -> order("created"));
+
+        assertThat(remembering.replayFromMemory(scope, request("a"), TEXT))
+                .contains(new IdempotentResult<>("created", true));
+        assertThatThrownBy(() -> remembering.replayFromMemory(scope, request("b"), TEXT))
+                .isInstanceOf(IdempotencyKeyReusedException.class);
+        // Stored, but not remembered by this engine: the caller must go to execute.
+        assertThat(forgetful.replayFromMemory(scope, request("a"), TEXT)).isEmpty();
+        assertThat(finds).hasValue(0);
+    }
+
+    @Test
     void rememberedOutcomeNeverOutlivesItsRecord() {
         AdjustableClock clock = new AdjustableClock(START);
         // Expiry: lease end (1 s) plus retention (1 min) after the claim.

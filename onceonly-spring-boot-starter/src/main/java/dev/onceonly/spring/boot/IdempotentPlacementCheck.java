@@ -16,14 +16,16 @@ import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 /**
- * Stops startup where {@link Idempotent} would silently have no effect: in a WebFlux application, and on a
- * method that is not a Spring MVC handler (a service method wants {@code @IdempotentMethod}). Scans each bean class once, as Spring does
+ * Stops startup where {@link Idempotent} would silently have no effect: on a method that is not a handler of the
+ * application's web stack, Spring MVC or WebFlux (a service method wants {@code @IdempotentMethod}). Scans each bean class once, as Spring does
  * for {@code @EventListener}, after the handler mappings know their methods.
  */
 final class IdempotentPlacementCheck implements SmartInitializingSingleton {
 
     private static final String MVC_MAPPING =
             "org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping";
+    private static final String FLUX_MAPPING =
+            "org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping";
 
     private final ApplicationContext context;
 
@@ -37,18 +39,17 @@ final class IdempotentPlacementCheck implements SmartInitializingSingleton {
         if (annotated.isEmpty()) {
             return;
         }
-        Method first = annotated.iterator().next();
-        if (context instanceof ReactiveWebApplicationContext) {
-            throw IdempotencyConfigurationException.of(where(first), "OnceOnly supports Spring MVC only so far, "
-                    + "and in this WebFlux application the annotation would have no effect", "Serve idempotent "
-                    + "endpoints with Spring MVC (spring-boot-starter-webmvc), or remove @Idempotent");
-        }
-        Set<Method> handlers = ClassUtils.isPresent(MVC_MAPPING, getClass().getClassLoader())
-                ? MvcHandlers.methods(context) : Set.of();
+        boolean reactive = context instanceof ReactiveWebApplicationContext;
+        Set<Method> handlers = reactive
+                ? ClassUtils.isPresent(FLUX_MAPPING, getClass().getClassLoader()) ? FluxHandlers.methods(context)
+                        : Set.of()
+                : ClassUtils.isPresent(MVC_MAPPING, getClass().getClassLoader()) ? MvcHandlers.methods(context)
+                        : Set.of();
         for (Method method : annotated) {
             if (!handlers.contains(method)) {
-                throw IdempotencyConfigurationException.of(where(method), "it is not a Spring MVC handler method "
-                        + "(a request mapping of a controller), so the annotation would have no effect",
+                throw IdempotencyConfigurationException.of(where(method), "it is not a " + (reactive ? "WebFlux"
+                        : "Spring MVC") + " handler method (a request mapping of a controller), so the annotation "
+                        + "would have no effect",
                         "Use @IdempotentMethod on a service method, or move @Idempotent to the controller method "
                         + "that handles the request");
             }
@@ -73,6 +74,20 @@ final class IdempotentPlacementCheck implements SmartInitializingSingleton {
 
     private static String where(Method method) {
         return "@Idempotent on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
+    }
+
+    /** Kept apart so that the WebFlux types load only where WebFlux is present. */
+    private static final class FluxHandlers {
+
+        static Set<Method> methods(ApplicationContext context) {
+            Set<Method> methods = new HashSet<>();
+            for (org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping mapping
+                    : context.getBeansOfType(org.springframework.web.reactive.result.method.annotation
+                            .RequestMappingHandlerMapping.class).values()) {
+                mapping.getHandlerMethods().values().stream().map(HandlerMethod::getMethod).forEach(methods::add);
+            }
+            return methods;
+        }
     }
 
     /** Kept apart so that the MVC types load only where Spring MVC is present. */

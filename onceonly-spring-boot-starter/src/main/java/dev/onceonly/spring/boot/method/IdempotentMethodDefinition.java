@@ -37,6 +37,9 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.annotation.AnnotationTransactionAttributeSource;
+import org.springframework.transaction.interceptor.TransactionAttribute;
+import org.springframework.transaction.interceptor.TransactionAttributeSource;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JavaType;
@@ -52,6 +55,8 @@ final class IdempotentMethodDefinition {
 
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
     private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
+    private static final TransactionAttributeSource TRANSACTION_ATTRIBUTES =
+            new AnnotationTransactionAttributeSource();
 
     /** Where a call's key or owner comes from: an argument or an expression over them, or nowhere. */
     private record Source(int parameter, @Nullable Expression expression) {
@@ -200,6 +205,9 @@ final class IdempotentMethodDefinition {
         IdempotencyEngine joinedEngine = mode == IdempotencyMode.AUTO && runner != null
                 ? build(where, variant, IdempotencyMode.JOINED) : null;
         boolean transactional = defaultEngine.mode() != IdempotencyMode.LEASED || joinedEngine != null;
+        if (transactional) {
+            requireJoiningPropagation(where, method, targetClass);
+        }
         TransactionTemplate savepoint = null;
         if (transactional && !finals.isEmpty()) {
             if (transactions == null) {
@@ -249,6 +257,25 @@ final class IdempotentMethodDefinition {
             throw IdempotencyConfigurationException.of(where, "the method runs @Async, so it returns before its "
                     + "work is done and its outcome could not be stored", "Make the method that the asynchronous "
                     + "work calls idempotent instead");
+        }
+    }
+
+    /**
+     * The method's own {@code @Transactional} must join the transaction the claim is in: one of its own would commit
+     * the writes apart from the outcome, or run them outside any.
+     */
+    private static void requireJoiningPropagation(String where, Method method, Class<?> targetClass) {
+        TransactionAttribute attribute = TRANSACTION_ATTRIBUTES.getTransactionAttribute(method, targetClass);
+        if (attribute == null) {
+            return;
+        }
+        int propagation = attribute.getPropagationBehavior();
+        if (propagation != TransactionDefinition.PROPAGATION_REQUIRED
+                && propagation != TransactionDefinition.PROPAGATION_SUPPORTS
+                && propagation != TransactionDefinition.PROPAGATION_MANDATORY) {
+            throw IdempotencyConfigurationException.of(where, "its @Transactional propagation does not join the "
+                    + "transaction its claim and outcome are in, so its writes would commit apart from them",
+                    "Keep the default propagation (REQUIRED), or use mode = LEASED");
         }
     }
 

@@ -16,7 +16,11 @@ final class ConcretePath {
     }
 
     static String of(HttpServletRequest request) {
-        String path = request.getRequestURI().substring(request.getContextPath().length());
+        return of(request.getRequestURI().substring(request.getContextPath().length()));
+    }
+
+    /** @param path the raw path within the application, as sent */
+    static String of(String path) {
         PathContainer elements;
         try {
             elements = PathContainer.parsePath(path);

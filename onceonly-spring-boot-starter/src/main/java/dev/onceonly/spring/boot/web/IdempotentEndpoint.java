@@ -9,12 +9,15 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.Part;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,7 +40,12 @@ record IdempotentEndpoint(@Nullable String operation, Set<String> methods, boole
 
     /** The operation of a request matched by {@code route}. */
     String operationFor(HttpServletRequest request, String route) {
-        return operation != null ? operation : request.getMethod() + " " + route;
+        return operationFor(request.getMethod(), route);
+    }
+
+    /** The operation of a request with {@code method} matched by {@code route}. */
+    String operationFor(String method, String route) {
+        return operation != null ? operation : method + " " + route;
     }
 
     /**
@@ -50,10 +58,56 @@ record IdempotentEndpoint(@Nullable String operation, Set<String> methods, boole
      */
     Fingerprint fingerprint(HttpServletRequest request, String route, byte[] body, long maxPartBytes)
             throws IOException {
-        Fingerprint.Builder fingerprint = Fingerprint.builder().method(request.getMethod()).route(route)
-                .component("path", ConcretePath.of(request));
-        Map<String, List<String>> query = QueryString.parse(request.getQueryString());
-        new TreeMap<>(query).forEach((name, values) -> {
+        RequestEncoding encoding = RequestEncoding.of(request);
+        Fingerprint.Builder fingerprint = selectedParts(request.getMethod(), route, ConcretePath.of(request),
+                request.getQueryString(), header -> Collections.list(request.getHeaders(header)), encoding);
+        if (encoding.isMultipart()) {
+            parts(request, fingerprint, maxPartBytes);
+            return fingerprint.build();
+        }
+        if (encoding.isForm()) {
+            formFields(request, QueryString.parse(request.getQueryString()), fingerprint);
+            return fingerprint.build();
+        }
+        return withBody(fingerprint, encoding, body);
+    }
+
+    /**
+     * The same for a request whose body was read whole, as a reactive server reads it: form fields are parsed from
+     * the body.
+     *
+     * @param path the raw path within the application
+     * @param headers a request header's values by name
+     * @throws dev.onceonly.MalformedRequestBodyException if a JSON body is malformed
+     * @throws UnsupportedRequestEncodingException for a multipart body, whose parts a retry sends under a new
+     *     boundary
+     */
+    Fingerprint fingerprint(String method, String route, String path, @Nullable String query,
+            Function<String, List<String>> headers, RequestEncoding encoding, byte[] body) {
+        Fingerprint.Builder fingerprint = selectedParts(method, route, ConcretePath.of(path), query, headers,
+                encoding);
+        if (encoding.isMultipart()) {
+            throw UnsupportedRequestEncodingException.ofMultipart();
+        }
+        if (encoding.isForm()) {
+            Charset charset = encoding.charset() != null ? encoding.charset() : StandardCharsets.UTF_8;
+            new TreeMap<>(QueryString.parse(new String(body, charset))).forEach((name, values) -> {
+                for (String value : values) {
+                    String decoded = QueryString.decode(value);
+                    fingerprint.component("form:" + name, decoded != null ? decoded : value);
+                }
+            });
+            return fingerprint.build();
+        }
+        return withBody(fingerprint, encoding, body);
+    }
+
+    /** Everything but the body. */
+    private Fingerprint.Builder selectedParts(String method, String route, String concretePath,
+            @Nullable String query, Function<String, List<String>> headers, RequestEncoding encoding) {
+        Fingerprint.Builder fingerprint = Fingerprint.builder().method(method).route(route)
+                .component("path", concretePath);
+        new TreeMap<>(QueryString.parse(query)).forEach((name, values) -> {
             if (takesPart(name)) {
                 for (String value : values) {
                     String decoded = QueryString.decode(value);
@@ -66,19 +120,19 @@ record IdempotentEndpoint(@Nullable String operation, Set<String> methods, boole
             }
         });
         for (String header : fingerprintHeaders) {
-            for (String value : Collections.list(request.getHeaders(header))) {
+            for (String value : headers.apply(header)) {
                 fingerprint.component("header:" + header, value);
             }
         }
-        RequestEncoding encoding = RequestEncoding.of(request);
         encoding.addTo(fingerprint);
-        if (encoding.isMultipart()) {
-            parts(request, fingerprint, maxPartBytes);
-        } else if (encoding.isForm()) {
-            formFields(request, query, fingerprint);
-        } else if (body.length == 0) {
+        return fingerprint;
+    }
+
+    private Fingerprint withBody(Fingerprint.Builder fingerprint, RequestEncoding encoding, byte[] body) {
+        if (body.length == 0) {
             return fingerprint.build();
-        } else if (encoding.isJson()) {
+        }
+        if (encoding.isJson()) {
             fingerprint.jsonBody(encoding.jsonInUtf8(body), canonicalJson);
         } else {
             fingerprint.rawBody(body);

@@ -6,7 +6,6 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyEngineBuilder;
 import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
-import dev.onceonly.OutcomePolicy;
 import dev.onceonly.OutcomePolicy.Decision;
 import dev.onceonly.spring.boot.AnnotatedTimings;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
@@ -17,7 +16,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -36,9 +34,6 @@ import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.util.ServletRequestPathUtils;
-import org.springframework.web.util.pattern.PathPattern;
-import org.springframework.web.util.pattern.PatternParseException;
-import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
  * Finds the idempotent endpoint a request goes to: a configured path pattern, or a handler method annotated with
@@ -50,9 +45,6 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     record Match(IdempotentEndpoint endpoint, String route) {
     }
 
-    private record ConfiguredEndpoint(PathPattern pattern, IdempotentEndpoint endpoint) {
-    }
-
     /** The methods an annotated mapping that names none applies to. */
     private static final Set<String> DEFAULT_METHODS = Set.of("POST", "PATCH");
 
@@ -60,7 +52,7 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     private final IdempotencyEngine engine;
     private final OnceOnlyProperties properties;
     private final Map<Method, IdempotentEndpoint> annotated = new HashMap<>();
-    private final List<ConfiguredEndpoint> configured = new ArrayList<>();
+    private ConfiguredEndpoints configured = ConfiguredEndpoints.NONE;
     private final List<RequestMappingHandlerMapping> mappings = new ArrayList<>();
     /** The HTTP methods annotated endpoints apply to: other requests skip the handler lookup entirely. */
     private final Set<String> annotatedMethods = new HashSet<>();
@@ -73,25 +65,7 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
 
     @Override
     public void afterSingletonsInstantiated() {
-        for (OnceOnlyProperties.Endpoint endpoint : properties.http().endpoints()) {
-            PathPattern pattern;
-            try {
-                pattern = PathPatternParser.defaultInstance.parse(endpoint.path());
-            } catch (PatternParseException e) {
-                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].path", "'" + endpoint.path()
-                        + "' is not a path pattern: " + e.getMessage());
-            }
-            Set<String> methods = endpoint.methods().stream().map(m -> m.toUpperCase(Locale.ROOT))
-                    .collect(Collectors.toUnmodifiableSet());
-            if (endpoint.operation() == null) {
-                requireDefaultOperationsFit("onceonly.http.endpoints[].path", methods, Set.of(endpoint.path()));
-            }
-            // Its handler is not seen, so nor is which parameters it reads: all of them, unless named.
-            Set<String> parameters = endpoint.fingerprintParameters().isEmpty()
-                    ? Set.of(IdempotentEndpoint.ALL_PARAMETERS) : Set.copyOf(endpoint.fingerprintParameters());
-            configured.add(new ConfiguredEndpoint(pattern, new IdempotentEndpoint(endpoint.operation(), methods,
-                    endpoint.keyRequired(), engine, CanonicalJson.standard(), List.of(), parameters)));
-        }
+        configured = ConfiguredEndpoints.of(properties, engine);
         mappings.addAll(context.getBeansOfType(RequestMappingHandlerMapping.class).values());
         List<HandlerMethodArgumentResolver> resolvers = context.getBeansOfType(RequestMappingHandlerAdapter.class)
                 .values().stream().findFirst().map(RequestMappingHandlerAdapter::getArgumentResolvers)
@@ -124,7 +98,7 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
      * A default operation name (method and route template) must fit the store's operation column, or every request
      * to the endpoint would fail.
      */
-    private static void requireDefaultOperationsFit(String where, Collection<String> methods,
+    static void requireDefaultOperationsFit(String where, Collection<String> methods,
             Collection<String> routes) {
         for (String method : methods) {
             for (String route : routes) {
@@ -138,7 +112,7 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         }
     }
 
-    private static String where(Method method) {
+    static String where(Method method) {
         return "@Idempotent on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
     }
 
@@ -152,6 +126,20 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                     + "idempotent handler must answer synchronously, with a declared type, so that its outcome "
                     + "is known when it is stored");
         }
+        return fromAnnotation(engine, idempotent, where, methods,
+                HandlerSignature.boundQueryParameters(handler, resolvers));
+    }
+
+    /**
+     * The endpoint an annotated handler is, on any server.
+     *
+     * @param where the annotation and its method, for the message of a refusal
+     * @param bound the query parameters the handler binds; {@value IdempotentEndpoint#ALL_PARAMETERS} if it may
+     *     read any
+     * @throws IdempotencyConfigurationException naming the attribute that is wrong
+     */
+    static IdempotentEndpoint fromAnnotation(IdempotencyEngine engine, Idempotent idempotent, String where,
+            Set<String> methods, Set<String> bound) {
         if (idempotent.value().length() > IdempotencyScope.MAX_NAME_LENGTH) {
             throw IdempotencyConfigurationException.of(where, "the operation name is longer than "
                     + IdempotencyScope.MAX_NAME_LENGTH + " characters");
@@ -194,7 +182,6 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         }
         String operation = idempotent.value().isBlank() ? null : idempotent.value();
         Set<String> parameters = new TreeSet<>(List.of(idempotent.fingerprintParameters()));
-        Set<String> bound = HandlerSignature.boundQueryParameters(handler, resolvers);
         if (parameters.isEmpty()) {
             parameters.addAll(bound);
         } else {
@@ -217,11 +204,9 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                 // No pattern can match a path that does not decode; the dispatcher answers it.
                 return annotatedMethods.contains(request.getMethod()) ? matchHandler(request) : null;
             }
-            for (ConfiguredEndpoint endpoint : configured) {
-                PathPattern.PathMatchInfo info = endpoint.pattern().matchAndExtract(path);
-                if (info != null && endpoint.endpoint().methods().contains(request.getMethod())) {
-                    return new Match(endpoint.endpoint(), endpoint.pattern().getPatternString());
-                }
+            Match match = configured.match(request.getMethod(), path);
+            if (match != null) {
+                return match;
             }
         }
         return annotatedMethods.contains(request.getMethod()) ? matchHandler(request) : null;

@@ -62,8 +62,7 @@ public class OnceOnlyWebMvcAutoConfiguration {
         OnceOnlyProperties.Http http = properties.http();
         IdempotencyKeyFilter filter = new IdempotencyKeyFilter(endpoints, keyFormat, properties.key().headerName(),
                 new RequestOwners(ownerResolver, http.allowAnonymous()),
-                new ResponseSnapshots(http.replayHeaders(), http.redactedResponseFields(), http.maxResponseBody().toBytes()),
-                problems(properties, engine, json), http.maxRequestBody().toBytes(),
+                ResponseSnapshots.of(http), ProblemResponses.of(properties, engine, json), http.maxRequestBody().toBytes(),
                 http.maxBufferedResponse().toBytes(), listeners.orderedStream().toList());
         FilterRegistrationBean<IdempotencyKeyFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("idempotencyKeyFilter");
@@ -82,14 +81,6 @@ public class OnceOnlyWebMvcAutoConfiguration {
         };
     }
 
-    /** Problems written with the application's JSON mapper, or a default one if it has none. */
-    private static ProblemResponses problems(OnceOnlyProperties properties, IdempotencyEngine engine,
-            ObjectProvider<JsonMapper> json) {
-        OnceOnlyProperties.Http http = properties.http();
-        return new ProblemResponses(json.getIfAvailable(JsonMapper::new), http.problemTypeBase(),
-                http.keyReusedStatus(), engine.retryAfter(), http.authenticationChallenge());
-    }
-
     /**
      * Spring Security's firewall rejections as 400 problems: the firewall runs before everything else and answers
      * with the container's error page otherwise. Backs off for the application's own handler.
@@ -102,7 +93,7 @@ public class OnceOnlyWebMvcAutoConfiguration {
         @ConditionalOnMissingBean
         RequestRejectedHandler problemRequestRejectedHandler(OnceOnlyProperties properties, IdempotencyEngine engine,
                 ObjectProvider<JsonMapper> json) {
-            return new ProblemRequestRejectedHandler(problems(properties, engine, json));
+            return new ProblemRequestRejectedHandler(ProblemResponses.of(properties, engine, json));
         }
     }
 

@@ -1,13 +1,17 @@
 package dev.onceonly.spring.boot.web;
 
+import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyException;
 import dev.onceonly.RequestInProgressException;
+import dev.onceonly.spring.boot.OnceOnlyProperties;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -36,6 +40,7 @@ final class ProblemResponses {
             Map.entry("request-body-too-large", new Kind(413, "Request body too large")),
             Map.entry("unsupported-content-encoding", new Kind(415, "Content-Encoding not supported")),
             Map.entry("unsupported-charset", new Kind(415, "Charset not supported")),
+            Map.entry("unsupported-multipart", new Kind(415, "Multipart body not supported")),
             Map.entry("idempotency-key-reused", new Kind(422, "Idempotency-Key reused with a different request")),
             Map.entry("request-in-progress", new Kind(409, "A request with this Idempotency-Key is in progress")),
             Map.entry("idempotency-store-unavailable", new Kind(503, "Idempotency store unavailable")),
@@ -63,40 +68,76 @@ final class ProblemResponses {
         this.authenticationChallenge = authenticationChallenge;
     }
 
+    /** Problems as configured, written with the application's JSON mapper, or a default one if it has none. */
+    static ProblemResponses of(OnceOnlyProperties properties, IdempotencyEngine engine,
+            ObjectProvider<JsonMapper> json) {
+        OnceOnlyProperties.Http http = properties.http();
+        return new ProblemResponses(json.getIfAvailable(JsonMapper::new), http.problemTypeBase(),
+                http.keyReusedStatus(), engine.retryAfter(), http.authenticationChallenge());
+    }
+
     /** The status a problem type is answered with. */
     int statusOf(String problemType) {
         return problemType.equals("idempotency-key-reused") ? keyReusedStatus
                 : KINDS.getOrDefault(problemType, BAD_REQUEST).status();
     }
 
+    /** A problem as a whole response, for any server: status, headers (the content type among them) and body. */
+    record Rendered(int status, Map<String, String> headers, byte[] body) {
+    }
+
     void write(HttpServletResponse response, IdempotencyException problem, String instance) throws IOException {
-        Duration hint = switch (problem) {
-            case RequestInProgressException inProgress -> inProgress.retryAfter();
-            default -> "idempotency-store-unavailable".equals(problem.problemType()) ? retryAfter : null;
-        };
-        write(response, problem.problemType(), problem.getMessage(), hint, instance);
+        write(response, render(problem, instance));
     }
 
     void write(HttpServletResponse response, String problemType, @Nullable String detail, @Nullable Duration hint,
             String instance) throws IOException {
+        write(response, render(problemType, detail, hint, instance));
+    }
+
+    private static void write(HttpServletResponse response, Rendered rendered) throws IOException {
+        response.resetBuffer();
+        response.setStatus(rendered.status());
+        rendered.headers().forEach((name, value) -> {
+            // Through its own setter, which a wrapping response (the held-back buffer) keeps apart.
+            if (name.equals(HttpHeaders.CONTENT_TYPE)) {
+                response.setContentType(value);
+            } else {
+                response.setHeader(name, value);
+            }
+        });
+        response.setContentLength(rendered.body().length);
+        response.getOutputStream().write(rendered.body());
+    }
+
+    Rendered render(IdempotencyException problem, String instance) {
+        Duration hint = switch (problem) {
+            case RequestInProgressException inProgress -> inProgress.retryAfter();
+            default -> "idempotency-store-unavailable".equals(problem.problemType()) ? retryAfter : null;
+        };
+        return render(problem.problemType(), problem.getMessage(), hint, instance);
+    }
+
+    Rendered render(String problemType, @Nullable String detail, @Nullable Duration hint, String instance) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatusCode.valueOf(statusOf(problemType)),
                 detail);
         problem.setType(typeBase.resolve(problemType));
         problem.setTitle(KINDS.getOrDefault(problemType, BAD_REQUEST).title());
         problem.setInstance(instance(instance));
-        response.resetBuffer();
-        response.setHeader(HttpHeaders.CACHE_CONTROL, "no-store");
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put(HttpHeaders.CONTENT_TYPE, MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        headers.put(HttpHeaders.CACHE_CONTROL, "no-store");
         if (hint != null) {
-            response.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, (hint.toMillis() + 999) / 1000)));
+            headers.put(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, (hint.toMillis() + 999) / 1000)));
         }
         if ("unsupported-content-encoding".equals(problemType)) {
             // RFC 9110, 15.5.16: a 415 for a content coding says which codings are accepted.
-            response.setHeader(HttpHeaders.ACCEPT_ENCODING, "identity");
+            headers.put(HttpHeaders.ACCEPT_ENCODING, "identity");
         }
         if (problem.getStatus() == 401) {
-            response.setHeader(HttpHeaders.WWW_AUTHENTICATE, authenticationChallenge);
+            headers.put(HttpHeaders.WWW_AUTHENTICATE, authenticationChallenge);
         }
-        send(response, problem);
+        return new Rendered(problem.getStatus(), headers, json.writeValueAsBytes(problem));
     }
 
     /** Writes {@code problem} as the whole response: status, content type, length and body. */

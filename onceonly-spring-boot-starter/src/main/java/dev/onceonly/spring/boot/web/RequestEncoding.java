@@ -5,6 +5,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.InvalidMediaTypeException;
@@ -26,14 +27,22 @@ record RequestEncoding(@Nullable MediaType mediaType, @Nullable String unparsedC
      * @throws UnsupportedRequestEncodingException if the body has a content coding or an unknown charset
      */
     static RequestEncoding of(HttpServletRequest request) {
-        for (String codings : Collections.list(request.getHeaders(HttpHeaders.CONTENT_ENCODING))) {
+        return of(Collections.list(request.getHeaders(HttpHeaders.CONTENT_ENCODING)), request.getContentType());
+    }
+
+    /**
+     * @param contentEncodings the request's {@code Content-Encoding} headers
+     * @param contentType its {@code Content-Type}, if it has one
+     * @throws UnsupportedRequestEncodingException if the body has a content coding or an unknown charset
+     */
+    static RequestEncoding of(List<String> contentEncodings, @Nullable String contentType) {
+        for (String codings : contentEncodings) {
             for (String coding : codings.split(",")) {
                 if (!coding.isBlank() && !coding.strip().equalsIgnoreCase("identity")) {
                     throw UnsupportedRequestEncodingException.ofContentEncoding();
                 }
             }
         }
-        String contentType = request.getContentType();
         if (contentType == null) {
             return new RequestEncoding(null, null, null);
         }

@@ -44,6 +44,16 @@ final class RequestOwners {
                     request.getRequestURI(), e.getClass().getName());
             throw OwnerUnresolvableException.resolverFailed();
         }
+        return checked(resolved, allowAnonymous);
+    }
+
+    /**
+     * The owner of a request as a resolver answered it, on any server.
+     *
+     * @throws AuthenticationRequiredException if it is {@code null} (anonymous) and anonymous requests are refused
+     * @throws OwnerUnresolvableException if it is blank or too long
+     */
+    static String checked(@Nullable String resolved, boolean allowAnonymous) {
         if (resolved == null) {
             if (!allowAnonymous) {
                 throw AuthenticationRequiredException.of();

@@ -2,6 +2,7 @@ package dev.onceonly.spring.boot.web;
 
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
+import dev.onceonly.spring.boot.OnceOnlyProperties;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -9,7 +10,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,20 +49,44 @@ final class ResponseSnapshots {
         this.maxBody = maxBody;
     }
 
+    /** As configured by {@code onceonly.http.*}. */
+    static ResponseSnapshots of(OnceOnlyProperties.Http http) {
+        return new ResponseSnapshots(http.replayHeaders(), http.redactedResponseFields(),
+                http.maxResponseBody().toBytes());
+    }
+
     /** The response as the handler left it in the buffer, all of it, without headers of filters before ours. */
     StoredResponse capture(BufferedResponse response) {
-        Map<String, List<String>> headers = new LinkedHashMap<>();
-        if (response.getContentType() != null) {
-            headers.put("Content-Type", List.of(response.getContentType()));
+        Map<String, List<String>> held = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        for (String name : response.heldHeaderNames()) {
+            held.put(name, response.heldHeaders(name));
         }
-        for (String name : new TreeSet<>(response.heldHeaderNames())) {
-            if (replayHeaders.contains(name)) {
-                headers.put(name, response.heldHeaders(name));
+        return capture(response.getStatus(), response.getContentType(), held, response.content());
+    }
+
+    /**
+     * A response as the handler wrote it, on any server.
+     *
+     * @param contentType its content type, if it has one
+     * @param heldHeaders the headers the handler set, by name in any letter case; the content type's is ignored
+     */
+    StoredResponse capture(int status, @Nullable String contentType, Map<String, List<String>> heldHeaders,
+            byte[] body) {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        if (contentType != null) {
+            headers.put("Content-Type", List.of(contentType));
+        }
+        String location = null;
+        for (Map.Entry<String, List<String>> header : new TreeMap<>(heldHeaders).entrySet()) {
+            String name = header.getKey();
+            if (name.equalsIgnoreCase("Location") && !header.getValue().isEmpty()) {
+                location = header.getValue().getFirst();
+            }
+            if (replayHeaders.contains(name) && !name.equalsIgnoreCase("Content-Type")) {
+                headers.put(name, header.getValue());
             }
         }
-        List<String> location = response.heldHeaders("Location");
-        return StoredResponse.of(response.getStatus(), headers, response.content(),
-                resourceId(location.isEmpty() ? null : location.getFirst()));
+        return StoredResponse.of(status, headers, body, resourceId(location));
     }
 
     /**
@@ -129,22 +156,30 @@ final class ResponseSnapshots {
     }
 
     /**
+     * Sets a stored response's headers, on any server: each replaces a header of the same name, but {@code Vary},
+     * whose values are added.
+     */
+    static void replayHeaders(StoredResponse stored, BiConsumer<String, String> set, BiConsumer<String, String> add) {
+        stored.headers().forEach((name, values) -> {
+            // Vary lists what selected the answer: the first client got the values of filters before ours (CORS's
+            // Origin) together with the handler's, so a replay adds the handler's to them rather than replacing.
+            if (!name.equalsIgnoreCase(HttpHeaders.VARY)) {
+                set.accept(name, values.getFirst());
+                values.stream().skip(1).forEach(value -> add.accept(name, value));
+            } else {
+                values.forEach(value -> add.accept(name, value));
+            }
+        });
+    }
+
+    /**
      * Writes a stored response, marked as replayed. Headers that filters before this one set (CORS, security)
      * stay; the stored headers replace any of the same name.
      */
     static void replay(StoredResponse stored, HttpServletResponse response) throws IOException {
         response.resetBuffer();
         response.setStatus(stored.status());
-        stored.headers().forEach((name, values) -> {
-            // Vary lists what selected the answer: the first client got the values of filters before ours (CORS's
-            // Origin) together with the handler's, so a replay adds the handler's to them rather than replacing.
-            if (!name.equalsIgnoreCase(HttpHeaders.VARY)) {
-                response.setHeader(name, values.getFirst());
-                values.stream().skip(1).forEach(value -> response.addHeader(name, value));
-            } else {
-                values.forEach(value -> response.addHeader(name, value));
-            }
-        });
+        replayHeaders(stored, response::setHeader, response::addHeader);
         response.setHeader(REPLAYED_HEADER, "true");
         byte[] body = stored.body();
         response.setContentLength(body.length);

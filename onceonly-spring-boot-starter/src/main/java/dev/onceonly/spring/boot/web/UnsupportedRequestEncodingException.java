@@ -27,6 +27,12 @@ final class UnsupportedRequestEncodingException extends IdempotencyException {
                 + "declares is not supported; send the body in UTF-8");
     }
 
+    /** A multipart body on a reactive server, which has no parts of it that a retry's new boundary would keep. */
+    static UnsupportedRequestEncodingException ofMultipart() {
+        return new UnsupportedRequestEncodingException("unsupported-multipart", "An idempotent WebFlux endpoint "
+                + "does not accept multipart bodies; send the parts as JSON or form fields");
+    }
+
     @Override
     public String problemType() {
         return problemType;

@@ -1,4 +1,4 @@
-/** The Idempotency-Key protocol for Spring MVC: @Idempotent, the filter, problem details. */
+/** The Idempotency-Key protocol for Spring MVC and WebFlux: @Idempotent, the filters, problem details. */
 @NullMarked
 package dev.onceonly.spring.boot.web;
 

@@ -332,6 +332,23 @@ class OnceOnlyMethodAutoConfigurationTest {
         }
     }
 
+    public static class OwnTransaction {
+        @org.springframework.transaction.annotation.Transactional(propagation =
+                org.springframework.transaction.annotation.Propagation.REQUIRES_NEW)
+        @IdempotentMethod(key = "#input", mode = IdempotencyMode.JOINED)
+        public String run(String input) {
+            return input;
+        }
+    }
+
+    @Test
+    void aTransactionOfTheMethodsOwnStopsStartupWhereTheClaimIsInATransaction() {
+        runner.withBean(dev.onceonly.TransactionRunner.class, dev.onceonly.spring.boot.PassThroughTransactionRunner::new)
+                .withBean(OwnTransaction.class)
+                .run(context -> assertStartupFailure(context).hasMessageContaining("OwnTransaction.run")
+                        .hasMessageContaining("propagation"));
+    }
+
     @Test
     void aBadAnnotationStopsStartupNamingTheMethodAndTheRule() {
         assertRefused(Reactive.class, "Reactive.run", "returns Mono");

@@ -19,7 +19,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -129,17 +128,6 @@ class OnceOnlyWebMvcAutoConfigurationTest {
         runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
                 .withUserConfiguration(ModeController.class)
                 .run(context -> assertThat(context).hasNotFailed());
-    }
-
-    @Test
-    void idempotentInAWebFluxApplicationStopsStartup() {
-        new ReactiveWebApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class,
-                        OnceOnlyWebMvcAutoConfiguration.class))
-                .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
-                .withUserConfiguration(ModeController.class)
-                .run(context -> assertStartupFailure(context).hasMessageContaining("WebFlux")
-                        .hasMessageContaining("Spring MVC"));
     }
 
     @Test

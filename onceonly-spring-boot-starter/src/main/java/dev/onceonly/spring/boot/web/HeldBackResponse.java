@@ -1,0 +1,136 @@
+package dev.onceonly.spring.boot.web;
+
+import java.io.ByteArrayOutputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ResponseCookie;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.http.server.reactive.ServerHttpResponseDecorator;
+import org.springframework.util.LinkedMultiValueMap;
+import org.springframework.util.MultiValueMap;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A reactive handler's response, held back until its outcome is settled: status, headers, cookies and body stay here
+ * until {@link #sendToClient()}, and nothing reaches the client before (in transactional mode, before the commit).
+ * A body beyond the bound is dropped and {@linkplain #overflowed() noted}, as the servlet buffer does.
+ */
+final class HeldBackResponse extends ServerHttpResponseDecorator {
+
+    private final HttpHeaders headers = new HttpHeaders();
+    private final MultiValueMap<String, ResponseCookie> cookies = new LinkedMultiValueMap<>();
+    private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+    private final long maxBytes;
+    private volatile @Nullable HttpStatusCode status;
+    private volatile boolean overflowed;
+
+    HeldBackResponse(ServerHttpResponse response, long maxBytes) {
+        super(response);
+        this.maxBytes = maxBytes;
+    }
+
+    @Override
+    public boolean setStatusCode(@Nullable HttpStatusCode status) {
+        this.status = status;
+        return true;
+    }
+
+    @Override
+    public @Nullable HttpStatusCode getStatusCode() {
+        return status;
+    }
+
+    @Override
+    public HttpHeaders getHeaders() {
+        return headers;
+    }
+
+    @Override
+    public MultiValueMap<String, ResponseCookie> getCookies() {
+        return cookies;
+    }
+
+    @Override
+    public void addCookie(ResponseCookie cookie) {
+        cookies.add(cookie.getName(), cookie);
+    }
+
+    @Override
+    public boolean isCommitted() {
+        return false;
+    }
+
+    @Override
+    public Mono<Void> writeWith(Publisher<? extends DataBuffer> content) {
+        return Flux.from(content).doOnNext(this::hold).then();
+    }
+
+    @Override
+    public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> content) {
+        return writeWith(Flux.from(content).concatMap(Flux::from));
+    }
+
+    @Override
+    public Mono<Void> setComplete() {
+        return Mono.empty();
+    }
+
+    private synchronized void hold(DataBuffer buffer) {
+        try {
+            if (overflowed || body.size() + (long) buffer.readableByteCount() > maxBytes) {
+                overflowed = true;
+                body.reset();
+                return;
+            }
+            byte[] bytes = new byte[buffer.readableByteCount()];
+            buffer.read(bytes);
+            body.writeBytes(bytes);
+        } finally {
+            DataBufferUtils.release(buffer);
+        }
+    }
+
+    boolean overflowed() {
+        return overflowed;
+    }
+
+    int status() {
+        HttpStatusCode held = status;
+        return held != null ? held.value() : HttpStatus.OK.value();
+    }
+
+    @Nullable String contentType() {
+        return headers.getFirst(HttpHeaders.CONTENT_TYPE);
+    }
+
+    /** The headers the handler set, by name in any letter case. */
+    Map<String, List<String>> heldHeaders() {
+        Map<String, List<String>> held = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        headers.forEach(held::put);
+        return held;
+    }
+
+    synchronized byte[] content() {
+        return body.toByteArray();
+    }
+
+    /** Writes what the handler wrote to the client's response, with the headers filters before ours set there. */
+    Mono<Void> sendToClient() {
+        ServerHttpResponse client = getDelegate();
+        client.setStatusCode(HttpStatusCode.valueOf(status()));
+        headers.forEach((name, values) -> client.getHeaders().put(name, values));
+        cookies.values().forEach(list -> list.forEach(client::addCookie));
+        byte[] bytes = content();
+        client.getHeaders().setContentLength(bytes.length);
+        return client.writeWith(Mono.fromSupplier(() -> client.bufferFactory().wrap(bytes)));
+    }
+}

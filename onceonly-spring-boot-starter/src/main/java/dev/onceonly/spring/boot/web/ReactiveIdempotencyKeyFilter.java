@@ -1,0 +1,295 @@
+package dev.onceonly.spring.boot.web;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyException;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyKeyFormat;
+import dev.onceonly.IdempotencyKeyReusedException;
+import dev.onceonly.IdempotencyMode;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotencyStoreException;
+import dev.onceonly.IdempotentResult;
+import dev.onceonly.InvalidIdempotencyKeyException;
+import dev.onceonly.LeaseLostException;
+import dev.onceonly.MalformedRequestBodyException;
+import dev.onceonly.OutcomeCodec;
+import dev.onceonly.OutcomeUnknownException;
+import dev.onceonly.RequestInProgressException;
+import dev.onceonly.StoredResponse;
+import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.Ordered;
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * The {@code Idempotency-Key} protocol for WebFlux: the same steps, refusals and problems as the Spring MVC filter
+ * ({@link IdempotencyKeyFilter}).
+ *
+ * <p>The store blocks, so it is never called on the server's event loop: an outcome this process remembers is
+ * replayed right there from memory, and everything else (the claim, the handler's run, the completion, a replay from
+ * the store or Redis) runs on a scheduler of OnceOnly's own, whose threads may block. In transactional mode the
+ * handler is subscribed on that thread, inside the transaction: its blocking database calls join it as long as it
+ * does not move them to another scheduler. The response is held back until the outcome is settled (committed), and
+ * the Reactor context of the request (its security context) goes along.
+ */
+public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
+
+    /** The exchange attribute the running {@link dev.onceonly.Attempt} is under. */
+    static final String ATTEMPT_ATTRIBUTE = AttemptArgumentResolver.ATTRIBUTE;
+
+    private static final Logger log = LoggerFactory.getLogger(ReactiveIdempotencyKeyFilter.class);
+
+    private final ReactiveIdempotentEndpoints endpoints;
+    private final IdempotencyKeyFormat keyFormat;
+    private final String headerName;
+    private final ReactiveIdempotencyOwnerResolver owners;
+    private final boolean allowAnonymous;
+    private final ResponseSnapshots snapshots;
+    private final ProblemResponses problems;
+    private final long maxRequestBody;
+    private final long maxBufferedResponse;
+    private final List<IdempotencyListener> listeners;
+    private final Scheduler scheduler;
+    private final int order;
+
+    ReactiveIdempotencyKeyFilter(ReactiveIdempotentEndpoints endpoints, IdempotencyKeyFormat keyFormat,
+            String headerName, ReactiveIdempotencyOwnerResolver owners, boolean allowAnonymous,
+            ResponseSnapshots snapshots, ProblemResponses problems, long maxRequestBody, long maxBufferedResponse,
+            List<IdempotencyListener> listeners, Scheduler scheduler, int order) {
+        this.endpoints = endpoints;
+        this.keyFormat = keyFormat;
+        this.headerName = headerName;
+        this.owners = owners;
+        this.allowAnonymous = allowAnonymous;
+        this.snapshots = snapshots;
+        this.problems = problems;
+        this.maxRequestBody = maxRequestBody;
+        this.maxBufferedResponse = maxBufferedResponse;
+        this.listeners = List.copyOf(listeners);
+        this.scheduler = scheduler;
+        this.order = order;
+    }
+
+    @Override
+    public int getOrder() {
+        return order;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        return endpoints.match(exchange).map(Optional::of).defaultIfEmpty(Optional.empty())
+                .flatMap(match -> match.isPresent() ? handle(match.get(), exchange, chain) : chain.filter(exchange));
+    }
+
+    private Mono<Void> handle(IdempotentEndpoints.Match match, ServerWebExchange exchange, WebFilterChain chain) {
+        ServerHttpRequest request = exchange.getRequest();
+        IdempotentEndpoint endpoint = match.endpoint();
+        List<String> keys = request.getHeaders().getOrEmpty(headerName);
+        if (keys.isEmpty() && !endpoint.keyRequired()) {
+            return chain.filter(exchange);
+        }
+        String operation = endpoint.operationFor(request.getMethod().name(), match.route());
+        IdempotencyKey key;
+        try {
+            key = keyFormat.parseHeader(keys);
+        } catch (InvalidIdempotencyKeyException e) {
+            return refuse(operation, Outcome.INVALID_REQUEST, e, exchange);
+        }
+        return owner(exchange).zipWith(body(request)).flatMap(ownerAndBody -> {
+            IdempotencyScope scope = IdempotencyScope.of(ownerAndBody.getT1(), operation, key);
+            byte[] body = ownerAndBody.getT2();
+            Fingerprint fingerprint = endpoint.fingerprint(request.getMethod().name(), match.route(),
+                    request.getPath().pathWithinApplication().value(), request.getURI().getRawQuery(),
+                    request.getHeaders()::getOrEmpty, RequestEncoding.of(request.getHeaders()
+                            .getOrEmpty(HttpHeaders.CONTENT_ENCODING), request.getHeaders()
+                            .getFirst(HttpHeaders.CONTENT_TYPE)), body);
+            return execute(endpoint, scope, fingerprint, exchange.mutate().request(new ReplayedBodyRequest(request,
+                    body)).build(), chain);
+        }).onErrorResume(e -> e instanceof MalformedRequestBodyException || e instanceof RequestBodyTooLargeException
+                || e instanceof UnsupportedRequestEncodingException || e instanceof AuthenticationRequiredException
+                || e instanceof OwnerUnresolvableException,
+                e -> refuse(operation, Outcome.INVALID_REQUEST, (IdempotencyException) e, exchange));
+    }
+
+    /** The owner, checked by the servlet filter's rules; a resolver's failure is told by its type alone. */
+    private Mono<String> owner(ServerWebExchange exchange) {
+        return Mono.defer(() -> owners.resolveOwner(exchange))
+                .map(Optional::of).defaultIfEmpty(Optional.empty())
+                .onErrorMap(e -> !(e instanceof IdempotencyException), e -> {
+                    // Only the type: a resolver that queries a database fails with the database's text.
+                    log.warn("The ReactiveIdempotencyOwnerResolver failed for {} {} with {}",
+                            exchange.getRequest().getMethod(), exchange.getRequest().getPath(),
+                            e.getClass().getName());
+                    return OwnerUnresolvableException.resolverFailed();
+                })
+                .map(owner -> RequestOwners.checked(owner.orElse(null), allowAnonymous));
+    }
+
+    private Mono<byte[]> body(ServerHttpRequest request) {
+        int limit = (int) Math.min(maxRequestBody, Integer.MAX_VALUE - 8);
+        return DataBufferUtils.join(request.getBody(), limit).map(buffer -> {
+            try {
+                byte[] bytes = new byte[buffer.readableByteCount()];
+                buffer.read(bytes);
+                return bytes;
+            } finally {
+                DataBufferUtils.release(buffer);
+            }
+        }).defaultIfEmpty(new byte[0])
+                .onErrorMap(DataBufferLimitException.class, e -> RequestBodyTooLargeException.of(maxRequestBody));
+    }
+
+    private Mono<Void> execute(IdempotentEndpoint endpoint, IdempotencyScope scope, Fingerprint fingerprint,
+            ServerWebExchange exchange, WebFilterChain chain) {
+        String operation = scope.operation();
+        OutcomeCodec<StoredResponse> codec = snapshots.codec(operation);
+        Optional<IdempotentResult<StoredResponse>> remembered;
+        try {
+            remembered = endpoint.engine().replayFromMemory(scope, fingerprint, codec);
+        } catch (IdempotencyKeyReusedException e) {
+            return refuse(operation, Outcome.KEY_REUSED, e, exchange);
+        }
+        if (remembered.isPresent()) {
+            return send(exchange, remembered.get(), null, operation);
+        }
+        AtomicBoolean started = new AtomicBoolean();
+        // The handler's held-back response of the last attempt, and the final problem that replaced it, if any
+        AtomicReference<HeldBackResponse> held = new AtomicReference<>();
+        AtomicReference<ProblemResponses.Rendered> finalProblem = new AtomicReference<>();
+        return Mono.deferContextual(context -> Mono.fromCallable(() -> endpoint.engine().execute(scope, fingerprint,
+                codec, attempt -> {
+                    started.set(true);
+                    HeldBackResponse response = new HeldBackResponse(exchange.getResponse(), maxBufferedResponse);
+                    held.set(response);
+                    ServerWebExchange attemptExchange = exchange.mutate().response(response).build();
+                    attemptExchange.getAttributes().put(ATTEMPT_ATTRIBUTE, attempt);
+                    try {
+                        chain.filter(attemptExchange).contextWrite(context).block();
+                    } catch (RuntimeException e) {
+                        Throwable cause = Exceptions.unwrap(e);
+                        if (cause instanceof LeaseLostException lost) {
+                            throw lost;
+                        }
+                        requireWithinBound(endpoint, operation, response, exchange, finalProblem);
+                        throw cause instanceof Exception exception ? exception : e;
+                    }
+                    requireWithinBound(endpoint, operation, response, exchange, finalProblem);
+                    return snapshots.capture(response.status(), response.contentType(), response.heldHeaders(),
+                            response.content());
+                })).subscribeOn(scheduler))
+                .flatMap(result -> send(exchange, result, held.get(), operation))
+                .onErrorResume(e -> failed(e, operation, exchange, started.get(), held.get(), finalProblem.get()));
+    }
+
+    /** As {@link IdempotencyKeyFilter}: too large is rolled back in transactional mode, final in leased mode. */
+    private void requireWithinBound(IdempotentEndpoint endpoint, String operation, HeldBackResponse response,
+            ServerWebExchange exchange, AtomicReference<ProblemResponses.Rendered> finalProblem) {
+        if (!response.overflowed()) {
+            return;
+        }
+        ResponseTooLargeException tooLarge = ResponseTooLargeException.of(maxBufferedResponse);
+        if (endpoint.engine().mode() != IdempotencyMode.LEASED) {
+            throw tooLarge;
+        }
+        log.error("Response of operation '{}' exceeds onceonly.http.max-buffered-response ({} bytes) after the "
+                + "handler may have taken effect; its key is answered with a stored 500 from now on", operation,
+                maxBufferedResponse);
+        ProblemResponses.Rendered problem = problems.render(tooLarge, exchange.getRequest().getPath().value());
+        finalProblem.set(problem);
+        Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        problem.headers().forEach((name, value) -> headers.put(name, List.of(value)));
+        throw OutcomeUnknownException.storing(tooLarge.getMessage(), snapshots.capture(problem.status(),
+                problem.headers().get(HttpHeaders.CONTENT_TYPE), headers, problem.body()));
+    }
+
+    private Mono<Void> failed(Throwable e, String operation, ServerWebExchange exchange, boolean started,
+            @Nullable HeldBackResponse held, ProblemResponses.@Nullable Rendered finalProblem) {
+        return switch (e) {
+            case OutcomeUnknownException unknown -> {
+                notify(operation, Outcome.ERROR);
+                if (finalProblem != null) {
+                    yield write(exchange.getResponse(), finalProblem);
+                }
+                yield held != null ? held.sendToClient() : Mono.error(unknown);
+            }
+            case IdempotencyKeyReusedException reused -> refuse(operation, Outcome.KEY_REUSED, reused, exchange);
+            case RequestInProgressException inProgress ->
+                    refuse(operation, Outcome.IN_PROGRESS, inProgress, exchange);
+            case ResponseTooLargeException tooLarge -> {
+                log.warn("Response of operation '{}' exceeds onceonly.http.max-buffered-response ({} bytes): the "
+                        + "attempt was rolled back, nothing was sent or stored", operation, maxBufferedResponse);
+                yield refuse(operation, Outcome.ERROR, tooLarge, exchange);
+            }
+            case IdempotencyStoreException unavailable when !started -> {
+                // Fail closed: the store (or the transaction around the claim) failed before anything ran.
+                log.warn("Idempotency store unavailable for operation={}: {}", operation, unavailable.getMessage());
+                yield refuse(operation, Outcome.STORE_UNAVAILABLE, new IdempotencyStoreException(
+                        "The idempotency store is unavailable; the request was not executed", unavailable), exchange);
+            }
+            default -> {
+                notify(operation, Outcome.ERROR);
+                yield Mono.error(e);
+            }
+        };
+    }
+
+    private Mono<Void> send(ServerWebExchange exchange, IdempotentResult<StoredResponse> result,
+            @Nullable HeldBackResponse held, String operation) {
+        StoredResponse stored = result.value();
+        log.debug("Idempotent request: operation={} replayed={} status={}", operation, result.replayed(),
+                stored.status());
+        if (!result.replayed() && held != null) {
+            notify(operation, Outcome.EXECUTED);
+            return held.sendToClient();
+        }
+        notify(operation, Outcome.REPLAYED);
+        ServerHttpResponse response = exchange.getResponse();
+        response.setStatusCode(HttpStatusCode.valueOf(stored.status()));
+        HttpHeaders headers = response.getHeaders();
+        ResponseSnapshots.replayHeaders(stored, headers::set, headers::add);
+        headers.set(ResponseSnapshots.REPLAYED_HEADER, "true");
+        return writeBody(response, stored.body());
+    }
+
+    private Mono<Void> refuse(String operation, Outcome outcome, IdempotencyException problem,
+            ServerWebExchange exchange) {
+        notify(operation, outcome);
+        return write(exchange.getResponse(), problems.render(problem, exchange.getRequest().getPath().value()));
+    }
+
+    private static Mono<Void> write(ServerHttpResponse response, ProblemResponses.Rendered problem) {
+        response.setStatusCode(HttpStatusCode.valueOf(problem.status()));
+        problem.headers().forEach(response.getHeaders()::set);
+        return writeBody(response, problem.body());
+    }
+
+    private static Mono<Void> writeBody(ServerHttpResponse response, byte[] body) {
+        response.getHeaders().setContentLength(body.length);
+        return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
+    }
+
+    private void notify(String operation, Outcome outcome) {
+        for (IdempotencyListener listener : listeners) {
+            listener.onRequest(operation, outcome);
+        }
+    }
+}
