@@ -9,12 +9,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -81,7 +84,7 @@ public final class IdempotencyEngine {
     private final IdempotencyStore store;
     private final IdempotencyMode mode;
     /** Attempts running in this process, for duplicates to wait on: they never take over a local attempt. */
-    private final ConcurrentMap<IdempotencyScope, CountDownLatch> inFlight;
+    private final ConcurrentMap<IdempotencyScope, CompletableFuture<Void>> inFlight;
     private final @Nullable ReplayCache replays;
     private final Records records;
     /** This engine's mode at work. */
@@ -140,6 +143,11 @@ public final class IdempotencyEngine {
      */
     public IdempotencyMode mode() {
         return mode;
+    }
+
+    /** How long a duplicate waits for the attempt it duplicates. */
+    public Duration waitTimeout() {
+        return settings.waitTimeout;
     }
 
     /** The hint given to duplicates that are told to retry later. */
@@ -296,6 +304,16 @@ public final class IdempotencyEngine {
     }
 
     /**
+     * The attempt at {@code scope} that runs in this process now, if one does: the stage completes when it has
+     * ended. For callers that must not block while a duplicate waits, such as a reactive server, which wait for it
+     * without a thread and call {@link #execute} after.
+     */
+    public Optional<CompletionStage<Void>> attemptRunningHere(IdempotencyScope scope) {
+        CompletableFuture<Void> running = inFlight.get(settings.keyStorage.stored(scope));
+        return Optional.ofNullable(running == null ? null : running.minimalCompletionStage());
+    }
+
+    /**
      * The outcome of {@code scope} if this process still remembers it (its replay memory), without asking the store
      * or a shared cache: for callers that must not block, such as a reactive server's event loop, which call
      * {@link #execute} elsewhere when this is empty.
@@ -314,9 +332,9 @@ public final class IdempotencyEngine {
             return cached;
         }
         long deadline = System.nanoTime() + settings.waitTimeout.toNanos();
-        CountDownLatch running = new CountDownLatch(1);
+        CompletableFuture<Void> running = new CompletableFuture<>();
         // Only a registered call asks the store, so that whatever it claims is known here while it runs.
-        for (CountDownLatch earlier = inFlight.putIfAbsent(stored, running); earlier != null;
+        for (CompletableFuture<Void> earlier = inFlight.putIfAbsent(stored, running); earlier != null;
                 earlier = inFlight.putIfAbsent(stored, running)) {
             if (!awaitLocalAttempt(earlier, deadline)) {
                 // Still running here: however long it takes, its lease is this process's to renew, never a
@@ -332,7 +350,7 @@ public final class IdempotencyEngine {
                     : attemptPastSharedCache(shared, stored, fingerprint, codec, work, deadline);
         } finally {
             inFlight.remove(stored, running);
-            running.countDown();
+            running.complete(null);
         }
     }
 
@@ -398,12 +416,18 @@ public final class IdempotencyEngine {
      *
      * @return {@code false} if the attempt is still running when the wait is over
      */
-    private static boolean awaitLocalAttempt(CountDownLatch earlier, long deadline) {
+    private static boolean awaitLocalAttempt(CompletableFuture<Void> earlier, long deadline) {
         try {
-            return earlier.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            earlier.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
+        } catch (TimeoutException stillRunning) {
+            return false;
+        } catch (ExecutionException never) {
+            // Completed normally only; here for the checked signature.
+            return true;
         }
     }
 

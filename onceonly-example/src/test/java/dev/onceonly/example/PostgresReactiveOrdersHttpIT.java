@@ -1,11 +1,18 @@
 package dev.onceonly.example;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
-import dev.onceonly.example.reactive.EventLoopGuard;
-import dev.onceonly.example.reactive.ReactiveOrdersApplication;
-import dev.onceonly.example.reactive.ReactiveTestEndpoints;
+import dev.onceonly.webfluxtwin.EventLoopGuard;
+import dev.onceonly.webfluxtwin.ReactiveOrdersApplication;
+import dev.onceonly.webfluxtwin.ReactiveTestEndpoints;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
@@ -17,17 +24,20 @@ import org.springframework.context.annotation.Import;
 
 /**
  * The orders API's HTTP contract, every case of it, on the service's WebFlux twin (Reactor Netty, reactive Spring
- * Security) against PostgreSQL; and no store call ever runs on the event loop.
+ * Security) against PostgreSQL, with Spring's own error handling (no problem-details handler: the 4xx that Spring
+ * makes of bad bodies are stored all the same); and no store call ever runs on the event loop.
  */
 @SpringBootTest(classes = ReactiveOrdersApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
             "spring.main.web-application-type=reactive",
-            "spring.webflux.problemdetails.enabled=true",
             "spring.datasource.url=${onceonly.test.postgres.url:jdbc:postgresql://127.0.0.1:5432/test?user=postgres}"
                     + "&currentSchema=onceonly_example_reactive",
             "spring.flyway.schemas=onceonly_example_reactive",
             "onceonly.http.endpoints[0].path=/api/routed-orders",
-            "onceonly.http.endpoints[0].operation=create-routed-order"
+            "onceonly.http.endpoints[0].operation=create-routed-order",
+            "onceonly.http.endpoints[1].path=/api/form-orders",
+            "onceonly.http.endpoints[2].path=/api/slow-orders",
+            "onceonly.http.endpoints[3].path=/api/hopping-orders"
         })
 @Import(ReactiveTestEndpoints.class)
 class PostgresReactiveOrdersHttpIT extends OrdersHttpContract {
@@ -68,5 +78,58 @@ class PostgresReactiveOrdersHttpIT extends OrdersHttpContract {
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(retry.body()).isEqualTo(first.body());
         assertThat(other.statusCode()).isEqualTo(422);
+    }
+
+    @Test
+    void aFormIsFingerprintedByItsFieldsAndTheHandlerStillReadsThem() throws Exception {
+        String key = UUID.randomUUID().toString();
+
+        HttpResponse<byte[]> first = form(key, "skuId=42&quantity=2");
+        HttpResponse<byte[]> reordered = form(key, "quantity=2&skuId=42");
+        HttpResponse<byte[]> other = form(key, "skuId=42&quantity=3");
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(reordered.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(reordered.body()).isEqualTo(first.body());
+        assertThat(other.statusCode()).isEqualTo(422);
+    }
+
+    @Test
+    void aClientThatGoesAwayLeavesTheAttemptToFinishAndItsRetryGetsTheOutcome() throws Exception {
+        String key = UUID.randomUUID().toString();
+        HttpClient impatient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpRequest slow = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/slow-orders"))
+                .timeout(Duration.ofMillis(300)).header("Authorization", DemoClient.basic("alice"))
+                .header("Idempotency-Key", key).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(ORDER)).build();
+
+        assertThatThrownBy(() -> impatient.send(slow, HttpResponse.BodyHandlers.ofByteArray()))
+                .isInstanceOf(HttpTimeoutException.class);
+        HttpResponse<byte[]> retry = await().atMost(Duration.ofSeconds(20)).until(() -> new DemoClient(port)
+                .post("alice", "/api/slow-orders", List.of(key), ORDER), response -> response.statusCode() == 201);
+
+        // Not interrupted by the disconnect: the first attempt created the order, the retry replays it.
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    }
+
+    @Test
+    void aHandlerThatLeavesItsTransactionEndsItsKeyWithAStored500() throws Exception {
+        String key = UUID.randomUUID().toString();
+        DemoClient client = new DemoClient(port);
+
+        HttpResponse<byte[]> first = client.post("alice", "/api/hopping-orders", List.of(key), ORDER);
+        HttpResponse<byte[]> retry = client.post("alice", "/api/hopping-orders", List.of(key), ORDER);
+
+        assertThat(first.statusCode()).isEqualTo(500);
+        assertThat(new String(first.body(), StandardCharsets.UTF_8)).contains("handler-left-transaction");
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(retry.body()).isEqualTo(first.body());
+    }
+
+    private HttpResponse<byte[]> form(String key, String fields) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                        + "/api/form-orders")).header("Authorization", DemoClient.basic("alice"))
+                .header("Idempotency-Key", key).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(fields)).build(), HttpResponse.BodyHandlers.ofByteArray());
     }
 }

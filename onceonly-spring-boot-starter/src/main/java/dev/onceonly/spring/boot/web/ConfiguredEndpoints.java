@@ -46,7 +46,7 @@ final class ConfiguredEndpoints {
             Set<String> methods = endpoint.methods().stream().map(m -> m.toUpperCase(Locale.ROOT))
                     .collect(Collectors.toUnmodifiableSet());
             if (endpoint.operation() == null) {
-                IdempotentEndpoints.requireDefaultOperationsFit("onceonly.http.endpoints[].path", methods,
+                AnnotatedEndpoints.requireDefaultOperationsFit("onceonly.http.endpoints[].path", methods,
                         Set.of(endpoint.path()));
             }
             // Its handler is not seen, so nor is which parameters it reads: all of them, unless named.
@@ -63,10 +63,10 @@ final class ConfiguredEndpoints {
     }
 
     /** The first configured endpoint whose pattern matches {@code path} and that applies to {@code method}. */
-    IdempotentEndpoints.@Nullable Match match(String method, PathContainer path) {
+    @Nullable EndpointMatch match(String method, PathContainer path) {
         for (Configured configured : endpoints) {
             if (configured.pattern().matches(path) && configured.endpoint().methods().contains(method)) {
-                return new IdempotentEndpoints.Match(configured.endpoint(), configured.pattern().getPatternString());
+                return new EndpointMatch(configured.endpoint(), configured.pattern().getPatternString());
             }
         }
         return null;

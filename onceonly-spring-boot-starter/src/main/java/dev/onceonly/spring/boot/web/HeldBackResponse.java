@@ -4,6 +4,8 @@ import java.io.ByteArrayOutputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -30,6 +32,7 @@ final class HeldBackResponse extends ServerHttpResponseDecorator {
     private final MultiValueMap<String, ResponseCookie> cookies = new LinkedMultiValueMap<>();
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
     private final long maxBytes;
+    private final List<Supplier<? extends Mono<Void>>> beforeCommit = new CopyOnWriteArrayList<>();
     private volatile @Nullable HttpStatusCode status;
     private volatile boolean overflowed;
 
@@ -41,6 +44,12 @@ final class HeldBackResponse extends ServerHttpResponseDecorator {
     @Override
     public boolean setStatusCode(@Nullable HttpStatusCode status) {
         this.status = status;
+        return true;
+    }
+
+    @Override
+    public boolean setRawStatusCode(@Nullable Integer value) {
+        this.status = value == null ? null : HttpStatusCode.valueOf(value);
         return true;
     }
 
@@ -67,6 +76,20 @@ final class HeldBackResponse extends ServerHttpResponseDecorator {
     @Override
     public boolean isCommitted() {
         return false;
+    }
+
+    /** Held too: they run when the handler is done ({@link #commit()}), and what they write is the attempt's. */
+    @Override
+    public void beforeCommit(Supplier<? extends Mono<Void>> action) {
+        beforeCommit.add(action);
+    }
+
+    /**
+     * Runs the actions registered to run before the response commits (a session's save, a cookie), as the server
+     * would when the handler's response is written, so that what they add is part of what is stored.
+     */
+    Mono<Void> commit() {
+        return Flux.fromIterable(beforeCommit).concatMap(Supplier::get).then();
     }
 
     @Override
@@ -123,14 +146,30 @@ final class HeldBackResponse extends ServerHttpResponseDecorator {
         return body.toByteArray();
     }
 
-    /** Writes what the handler wrote to the client's response, with the headers filters before ours set there. */
+    /**
+     * Writes what the handler wrote to the client's response, with the headers filters before ours set there: the
+     * handler's replace them, but {@code Vary}, whose values are added (CORS's {@code Origin} stays).
+     */
     Mono<Void> sendToClient() {
         ServerHttpResponse client = getDelegate();
         client.setStatusCode(HttpStatusCode.valueOf(status()));
-        headers.forEach((name, values) -> client.getHeaders().put(name, values));
+        headers.forEach((name, values) -> {
+            if (name.equalsIgnoreCase(HttpHeaders.VARY)) {
+                values.forEach(value -> client.getHeaders().add(name, value));
+            } else {
+                client.getHeaders().put(name, values);
+            }
+        });
         cookies.values().forEach(list -> list.forEach(client::addCookie));
-        byte[] bytes = content();
-        client.getHeaders().setContentLength(bytes.length);
-        return client.writeWith(Mono.fromSupplier(() -> client.bufferFactory().wrap(bytes)));
+        return write(client, status(), content());
+    }
+
+    /** The body as the whole response; no {@code Content-Length} where the status allows no body. */
+    static Mono<Void> write(ServerHttpResponse response, int status, byte[] body) {
+        if (status == HttpStatus.NO_CONTENT.value() || status == HttpStatus.NOT_MODIFIED.value()) {
+            return response.setComplete();
+        }
+        response.getHeaders().setContentLength(body.length);
+        return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
     }
 }

@@ -7,11 +7,11 @@ import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.IdempotencyKeyReusedException;
 import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
-import dev.onceonly.LogFields;
 import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.IdempotentResult;
 import dev.onceonly.InvalidIdempotencyKeyException;
 import dev.onceonly.LeaseLostException;
+import dev.onceonly.LogFields;
 import dev.onceonly.MalformedRequestBodyException;
 import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
@@ -84,13 +84,13 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        IdempotentEndpoints.Match match = endpoints.match(request);
+        EndpointMatch match = endpoints.match(request);
         List<String> keys = Collections.list(request.getHeaders(headerName));
         if (match == null || (keys.isEmpty() && !match.endpoint().keyRequired())) {
             chain.doFilter(request, response);
             return;
         }
-        String operation = match.endpoint().operationFor(request, match.route());
+        String operation = match.endpoint().operationFor(request.getMethod(), match.route());
         LogFields.Scope fields = LogFields.Scope.NESTED;
         try {
             IdempotencyKey key = keyFormat.parseHeader(keys);
@@ -100,10 +100,10 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             String owner = owners.ownerOf(request);
             IdempotencyScope scope = IdempotencyScope.of(owner, operation, key);
             // Form and multipart bodies are parsed by the container; their fields and parts are fingerprinted.
-            CachedBodyRequest cached = IdempotentEndpoint.isParsedByContainer(request)
+            CachedBodyRequest cached = ServletFingerprints.isParsedByContainer(request)
                     ? null : CachedBodyRequest.read(request, maxRequestBody);
             HttpServletRequest forwarded = cached == null ? request : cached;
-            Fingerprint fingerprint = match.endpoint().fingerprint(request, match.route(),
+            Fingerprint fingerprint = ServletFingerprints.of(match.endpoint(), request, match.route(),
                     cached == null ? new byte[0] : cached.body(), maxRequestBody);
             execute(match.endpoint(), scope, storedKey, fingerprint, forwarded, response, chain);
         } catch (InvalidIdempotencyKeyException | MalformedRequestBodyException | RequestBodyTooLargeException

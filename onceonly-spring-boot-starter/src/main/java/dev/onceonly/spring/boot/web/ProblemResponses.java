@@ -47,7 +47,8 @@ final class ProblemResponses {
             Map.entry("authentication-required", new Kind(401, "Authentication required")),
             Map.entry("owner-unresolvable", new Kind(403, "The request's owner cannot own idempotency keys")),
             Map.entry("asynchronous-handler", new Kind(500, "Idempotent handler answered asynchronously")),
-            Map.entry("response-too-large", new Kind(500, "Response too large to hold back")));
+            Map.entry("response-too-large", new Kind(500, "Response too large to hold back")),
+            Map.entry("handler-left-transaction", new Kind(500, "Idempotent handler left its transaction")));
 
     private final JsonMapper json;
     private final URI typeBase;
@@ -116,6 +117,12 @@ final class ProblemResponses {
             default -> "idempotency-store-unavailable".equals(problem.problemType()) ? retryAfter : null;
         };
         return render(problem.problemType(), problem.getMessage(), hint, instance);
+    }
+
+    /** A problem Spring made of an exception (an {@code ErrorResponse}'s body), written like ours. */
+    Rendered render(ProblemDetail problem) {
+        return new Rendered(problem.getStatus(), Map.of(HttpHeaders.CONTENT_TYPE,
+                MediaType.APPLICATION_PROBLEM_JSON_VALUE), json.writeValueAsBytes(problem));
     }
 
     Rendered render(String problemType, @Nullable String detail, @Nullable Duration hint, String instance) {

@@ -1,5 +1,6 @@
 package dev.onceonly.spring.boot.web;
 
+import dev.onceonly.Attempt;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyException;
 import dev.onceonly.IdempotencyKey;
@@ -17,10 +18,15 @@ import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
+import java.net.URI;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -31,14 +37,17 @@ import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.ErrorResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
+import reactor.util.context.ContextView;
 
 /**
  * The {@code Idempotency-Key} protocol for WebFlux: the same steps, refusals and problems as the Spring MVC filter
@@ -100,7 +109,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
                 .flatMap(match -> match.isPresent() ? handle(match.get(), exchange, chain) : chain.filter(exchange));
     }
 
-    private Mono<Void> handle(IdempotentEndpoints.Match match, ServerWebExchange exchange, WebFilterChain chain) {
+    private Mono<Void> handle(EndpointMatch match, ServerWebExchange exchange, WebFilterChain chain) {
         ServerHttpRequest request = exchange.getRequest();
         IdempotentEndpoint endpoint = match.endpoint();
         List<String> keys = request.getHeaders().getOrEmpty(headerName);
@@ -114,20 +123,46 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         } catch (InvalidIdempotencyKeyException e) {
             return refuse(operation, Outcome.INVALID_REQUEST, e, exchange);
         }
-        return owner(exchange).zipWith(body(request)).flatMap(ownerAndBody -> {
-            IdempotencyScope scope = IdempotencyScope.of(ownerAndBody.getT1(), operation, key);
+        // Refusals of the request itself, before anything ran; the handler's own exceptions are not among them.
+        return owner(exchange).zipWith(body(request)).map(ownerAndBody -> {
             byte[] body = ownerAndBody.getT2();
             Fingerprint fingerprint = endpoint.fingerprint(request.getMethod().name(), match.route(),
                     request.getPath().pathWithinApplication().value(), request.getURI().getRawQuery(),
                     request.getHeaders()::getOrEmpty, RequestEncoding.of(request.getHeaders()
                             .getOrEmpty(HttpHeaders.CONTENT_ENCODING), request.getHeaders()
                             .getFirst(HttpHeaders.CONTENT_TYPE)), body);
-            return execute(endpoint, scope, fingerprint, exchange.mutate().request(new ReplayedBodyRequest(request,
-                    body)).build(), chain);
-        }).onErrorResume(e -> e instanceof MalformedRequestBodyException || e instanceof RequestBodyTooLargeException
+            return new Prepared(IdempotencyScope.of(ownerAndBody.getT1(), operation, key), fingerprint, body);
+        }).onErrorMap(ReactiveIdempotencyKeyFilter::isInvalidRequest, RefusedRequest::new)
+                .flatMap(prepared -> execute(endpoint, prepared.scope(), prepared.fingerprint(),
+                        ReplayedBodyRequest.exchange(exchange, prepared.body()), chain))
+                .onErrorResume(RefusedRequest.class, refused -> refuse(operation, Outcome.INVALID_REQUEST,
+                        (IdempotencyException) refused.getCause(), exchange));
+    }
+
+    /** A request ready to execute: its scope, its fingerprint and the body they were read from. */
+    private record Prepared(IdempotencyScope scope, Fingerprint fingerprint, byte[] body) {
+    }
+
+    /** The scheduler's queue is full: nothing ran. */
+    private static final class SchedulerFullException extends RuntimeException {
+
+        SchedulerFullException() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** Carries a refusal of the request past the execution's own error handling. */
+    private static final class RefusedRequest extends RuntimeException {
+
+        RefusedRequest(Throwable refusal) {
+            super(null, refusal, false, false);
+        }
+    }
+
+    private static boolean isInvalidRequest(Throwable e) {
+        return e instanceof MalformedRequestBodyException || e instanceof RequestBodyTooLargeException
                 || e instanceof UnsupportedRequestEncodingException || e instanceof AuthenticationRequiredException
-                || e instanceof OwnerUnresolvableException,
-                e -> refuse(operation, Outcome.INVALID_REQUEST, (IdempotencyException) e, exchange));
+                || e instanceof OwnerUnresolvableException;
     }
 
     /** The owner, checked by the servlet filter's rules; a resolver's failure is told by its type alone. */
@@ -175,29 +210,105 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         // The handler's held-back response of the last attempt, and the final problem that replaced it, if any
         AtomicReference<HeldBackResponse> held = new AtomicReference<>();
         AtomicReference<ProblemResponses.Rendered> finalProblem = new AtomicReference<>();
-        return Mono.deferContextual(context -> Mono.fromCallable(() -> endpoint.engine().execute(scope, fingerprint,
-                codec, attempt -> {
-                    started.set(true);
-                    HeldBackResponse response = new HeldBackResponse(exchange.getResponse(), maxBufferedResponse);
-                    held.set(response);
-                    ServerWebExchange attemptExchange = exchange.mutate().response(response).build();
-                    attemptExchange.getAttributes().put(ATTEMPT_ATTRIBUTE, attempt);
-                    try {
-                        chain.filter(attemptExchange).contextWrite(context).block();
-                    } catch (RuntimeException e) {
-                        Throwable cause = Exceptions.unwrap(e);
-                        if (cause instanceof LeaseLostException lost) {
-                            throw lost;
-                        }
-                        requireWithinBound(endpoint, operation, response, exchange, finalProblem);
-                        throw cause instanceof Exception exception ? exception : e;
-                    }
-                    requireWithinBound(endpoint, operation, response, exchange, finalProblem);
-                    return snapshots.capture(response.status(), response.contentType(), response.heldHeaders(),
-                            response.content());
-                })).subscribeOn(scheduler))
+        return awaitAttemptRunningHere(endpoint, scope)
+                .then(Mono.deferContextual(context -> detached(() -> endpoint.engine().execute(scope, fingerprint,
+                        codec, attempt -> {
+                            started.set(true);
+                            HeldBackResponse response = new HeldBackResponse(exchange.getResponse(),
+                                    maxBufferedResponse);
+                            held.set(response);
+                            runHandler(endpoint, operation, exchange.mutate().response(response).build(), chain,
+                                    attempt, context, response, finalProblem);
+                            return snapshots.capture(response.status(), response.contentType(),
+                                    response.heldHeaders(), response.content());
+                        }))))
                 .flatMap(result -> send(exchange, result, held.get(), operation))
                 .onErrorResume(e -> failed(e, operation, exchange, started.get(), held.get(), finalProblem.get()));
+    }
+
+    /**
+     * A duplicate of an attempt running in this process waits for it here without a thread, for at most the wait,
+     * so that a storm of duplicates holds none of the scheduler's threads; the engine then replays, or runs again.
+     */
+    private static Mono<Void> awaitAttemptRunningHere(IdempotentEndpoint endpoint, IdempotencyScope scope) {
+        Duration wait = endpoint.engine().waitTimeout();
+        return Mono.justOrEmpty(endpoint.engine().attemptRunningHere(scope))
+                .flatMap(running -> Mono.fromCompletionStage(running).timeout(wait, Mono.error(() ->
+                        RequestInProgressException.of(endpoint.engine().keyStorage().stored(scope),
+                                endpoint.engine().retryAfter()))))
+                .then();
+    }
+
+    /**
+     * Runs {@code execution} on the scheduler, detached from the request: a client that goes away cancels the
+     * response, never the attempt (interrupting it could lose its outcome after it took effect).
+     */
+    private <T> Mono<T> detached(Callable<T> execution) {
+        CompletableFuture<T> done = new CompletableFuture<>();
+        try {
+            scheduler.schedule(() -> {
+                try {
+                    done.complete(execution.call());
+                } catch (Throwable e) {
+                    done.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException full) {
+            return Mono.error(new SchedulerFullException());
+        }
+        return Mono.fromFuture(done, true);
+    }
+
+    /**
+     * Runs the rest of the chain for one attempt, on this thread and with the request's Reactor context: in
+     * transactional mode this thread holds the transaction, which the handler's blocking calls join as long as it
+     * completes here. Errors Spring answers with a status ({@link ErrorResponse}) become that response, as the
+     * servlet dispatcher answers them inside the filter.
+     */
+    private void runHandler(IdempotentEndpoint endpoint, String operation, ServerWebExchange attemptExchange,
+            WebFilterChain chain, Attempt attempt, ContextView context, HeldBackResponse response,
+            AtomicReference<ProblemResponses.Rendered> finalProblem) throws Exception {
+        attemptExchange.getAttributes().put(ATTEMPT_ATTRIBUTE, attempt);
+        Thread transactionThread = Thread.currentThread();
+        AtomicReference<Thread> completedOn = new AtomicReference<>();
+        try {
+            chain.filter(attemptExchange)
+                    .onErrorResume(e -> e instanceof ErrorResponse, e -> writeErrorResponse(response, (ErrorResponse) e,
+                            attemptExchange))
+                    .then(Mono.defer(response::commit))
+                    .doOnSuccess(ignored -> completedOn.set(Thread.currentThread()))
+                    .contextWrite(context).block();
+        } catch (RuntimeException e) {
+            Throwable cause = Exceptions.unwrap(e);
+            if (cause instanceof LeaseLostException lost) {
+                throw lost;
+            }
+            requireWithinBound(endpoint, operation, response, attemptExchange, finalProblem);
+            throw cause instanceof Exception exception ? exception : e;
+        }
+        requireWithinBound(endpoint, operation, response, attemptExchange, finalProblem);
+        if (endpoint.engine().mode() != IdempotencyMode.LEASED && completedOn.get() != transactionThread) {
+            // Its work went on elsewhere, where blocking calls commit on their own: it may have taken effect outside
+            // the transaction, so it must never run again for this key.
+            log.error("The handler of operation={} completed on {}, not on the thread of its transaction: what it "
+                    + "wrote there is not part of it. Keep its blocking calls where it is subscribed, or make the "
+                    + "endpoint leased. Its key is answered with a stored 500 from now on.", operation,
+                    completedOn.get() == null ? "no thread" : completedOn.get().getName());
+            throw finalProblem(HandlerLeftTransactionException.of(operation), attemptExchange, finalProblem);
+        }
+    }
+
+    private Mono<Void> writeErrorResponse(HeldBackResponse response, ErrorResponse error,
+            ServerWebExchange exchange) {
+        ProblemDetail body = error.updateAndGetBody(null, null);
+        if (body.getInstance() == null) {
+            body.setInstance(URI.create(exchange.getRequest().getPath().value()));
+        }
+        ProblemResponses.Rendered rendered = problems.render(body);
+        response.setStatusCode(error.getStatusCode());
+        error.getHeaders().forEach((name, values) -> response.getHeaders().put(name, values));
+        rendered.headers().forEach(response.getHeaders()::set);
+        return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(rendered.body())));
     }
 
     /** As {@link IdempotencyKeyFilter}: too large is rolled back in transactional mode, final in leased mode. */
@@ -213,12 +324,21 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         log.error("Response of operation '{}' exceeds onceonly.http.max-buffered-response ({} bytes) after the "
                 + "handler may have taken effect; its key is answered with a stored 500 from now on", operation,
                 maxBufferedResponse);
-        ProblemResponses.Rendered problem = problems.render(tooLarge, exchange.getRequest().getPath().value());
-        finalProblem.set(problem);
+        throw finalProblem(tooLarge, exchange, finalProblem);
+    }
+
+    /**
+     * The outcome of a handler that may have taken effect but has no response to store: {@code problem}, stored as
+     * the key's final outcome so that it never runs twice, and sent instead of the handler's response.
+     */
+    private OutcomeUnknownException finalProblem(IdempotencyException problem, ServerWebExchange exchange,
+            AtomicReference<ProblemResponses.Rendered> finalProblem) {
+        ProblemResponses.Rendered rendered = problems.render(problem, exchange.getRequest().getPath().value());
+        finalProblem.set(rendered);
         Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        problem.headers().forEach((name, value) -> headers.put(name, List.of(value)));
-        throw OutcomeUnknownException.storing(tooLarge.getMessage(), snapshots.capture(problem.status(),
-                problem.headers().get(HttpHeaders.CONTENT_TYPE), headers, problem.body()));
+        rendered.headers().forEach((name, value) -> headers.put(name, List.of(value)));
+        return OutcomeUnknownException.storing(problem.getMessage(), snapshots.capture(rendered.status(),
+                rendered.headers().get(HttpHeaders.CONTENT_TYPE), headers, rendered.body()));
     }
 
     private Mono<Void> failed(Throwable e, String operation, ServerWebExchange exchange, boolean started,
@@ -238,6 +358,11 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
                 log.warn("Response of operation '{}' exceeds onceonly.http.max-buffered-response ({} bytes): the "
                         + "attempt was rolled back, nothing was sent or stored", operation, maxBufferedResponse);
                 yield refuse(operation, Outcome.ERROR, tooLarge, exchange);
+            }
+            case SchedulerFullException full -> {
+                log.warn("OnceOnly's scheduler has no room for operation={}; answered 503", operation);
+                yield refuse(operation, Outcome.STORE_UNAVAILABLE, new IdempotencyStoreException("The server is too "
+                        + "busy to run this request now; it was not executed"), exchange);
             }
             case IdempotencyStoreException unavailable when !started -> {
                 // Fail closed: the store (or the transaction around the claim) failed before anything ran.
@@ -267,7 +392,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         HttpHeaders headers = response.getHeaders();
         ResponseSnapshots.replayHeaders(stored, headers::set, headers::add);
         headers.set(ResponseSnapshots.REPLAYED_HEADER, "true");
-        return writeBody(response, stored.body());
+        return HeldBackResponse.write(response, stored.status(), stored.body());
     }
 
     private Mono<Void> refuse(String operation, Outcome outcome, IdempotencyException problem,
@@ -279,12 +404,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     private static Mono<Void> write(ServerHttpResponse response, ProblemResponses.Rendered problem) {
         response.setStatusCode(HttpStatusCode.valueOf(problem.status()));
         problem.headers().forEach(response.getHeaders()::set);
-        return writeBody(response, problem.body());
-    }
-
-    private static Mono<Void> writeBody(ServerHttpResponse response, byte[] body) {
-        response.getHeaders().setContentLength(body.length);
-        return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
+        return HeldBackResponse.write(response, problem.status(), problem.body());
     }
 
     private void notify(String operation, Outcome outcome) {

@@ -7,6 +7,7 @@ import dev.onceonly.spring.boot.OnceOnlyProperties;
 import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -21,16 +22,27 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationAwareOrderComparator;
+import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.ui.Model;
 import org.springframework.validation.Errors;
+import org.springframework.web.bind.annotation.CookieValue;
+import org.springframework.web.bind.annotation.MatrixVariable;
 import org.springframework.web.bind.annotation.ModelAttribute;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RequestPart;
+import org.springframework.web.bind.annotation.SessionAttribute;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
@@ -48,6 +60,14 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
 
     private static final Set<String> DEFAULT_METHODS = Set.of("POST", "PATCH");
     private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
+    private static final List<MediaType> STREAMING = List.of(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_NDJSON,
+            MediaType.parseMediaType("application/stream+json"), MediaType.parseMediaType("application/x-ndjson"));
+    /** Annotations that bind a parameter from anything but the query string. */
+    private static final Set<String> NOT_FROM_QUERY = Set.of(RequestBody.class.getName(),
+            RequestHeader.class.getName(), PathVariable.class.getName(), CookieValue.class.getName(),
+            RequestAttribute.class.getName(), SessionAttribute.class.getName(), MatrixVariable.class.getName(),
+            RequestPart.class.getName(), "org.springframework.security.core.annotation.AuthenticationPrincipal",
+            "org.springframework.security.core.annotation.CurrentSecurityContext");
     /** Arguments WebFlux resolves without reading the query string. */
     private static final List<Class<?>> QUERY_FREE = List.of(Principal.class, WebSession.class,
             ServerHttpResponse.class, Model.class, Errors.class, Attempt.class);
@@ -56,7 +76,8 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
     private final IdempotencyEngine engine;
     private final OnceOnlyProperties properties;
     private final Map<Method, IdempotentEndpoint> annotated = new HashMap<>();
-    private final List<RequestMappingHandlerMapping> mappings = new ArrayList<>();
+    /** Every handler mapping, in the dispatcher's order: the first that has a handler for a request serves it. */
+    private final List<HandlerMapping> mappings = new ArrayList<>();
     private final Set<String> annotatedMethods = new HashSet<>();
     private ConfiguredEndpoints configured = ConfiguredEndpoints.NONE;
 
@@ -70,8 +91,10 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
     @Override
     public void afterSingletonsInstantiated() {
         configured = ConfiguredEndpoints.of(properties, engine);
-        mappings.addAll(context.getBeansOfType(RequestMappingHandlerMapping.class).values());
-        for (RequestMappingHandlerMapping mapping : mappings) {
+        mappings.addAll(context.getBeansOfType(HandlerMapping.class).values());
+        AnnotationAwareOrderComparator.sort(mappings);
+        for (RequestMappingHandlerMapping mapping : context.getBeansOfType(RequestMappingHandlerMapping.class)
+                .values()) {
             mapping.getHandlerMethods().forEach((info, handler) -> {
                 Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(handler.getMethod(),
                         Idempotent.class);
@@ -81,28 +104,27 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
                 Set<String> methods = info.getMethodsCondition().getMethods().isEmpty() ? DEFAULT_METHODS
                         : info.getMethodsCondition().getMethods().stream().map(RequestMethod::name)
                                 .collect(Collectors.toUnmodifiableSet());
-                String where = IdempotentEndpoints.where(handler.getMethod());
+                String where = AnnotatedEndpoints.where(handler.getMethod());
                 if (idempotent.value().isBlank()) {
-                    IdempotentEndpoints.requireDefaultOperationsFit(where, methods, info.getPatternsCondition()
+                    AnnotatedEndpoints.requireDefaultOperationsFit(where, methods, info.getPatternsCondition()
                             .getPatterns().stream().map(PathPattern::getPatternString).toList());
                 }
                 requireFiniteResponse(where, handler, info.getProducesCondition().getProducibleMediaTypes()
-                        .stream().anyMatch(type -> type.isCompatibleWith(org.springframework.http.MediaType
-                                .TEXT_EVENT_STREAM)));
-                annotated.put(handler.getMethod(), IdempotentEndpoints.fromAnnotation(engine, idempotent, where,
+                        .stream().anyMatch(type -> STREAMING.stream().anyMatch(type::isCompatibleWith)));
+                annotated.put(handler.getMethod(), AnnotatedEndpoints.fromAnnotation(engine, idempotent, where,
                         methods, boundQueryParameters(handler)));
                 annotatedMethods.addAll(methods);
             });
         }
     }
 
-    /** An event stream never ends, so its response could never be stored. */
+    /** A stream (events, NDJSON) need not end, so its response could never be stored. */
     private static void requireFiniteResponse(String where, HandlerMethod handler, boolean producesEventStream) {
         boolean events = ResolvableType.forMethodReturnType(handler.getMethod()).toString()
                 .contains(ServerSentEvent.class.getName());
         if (producesEventStream || events) {
-            throw IdempotencyConfigurationException.of(where, "the handler answers with an event stream, which "
-                    + "does not end, so its outcome could never be stored");
+            throw IdempotencyConfigurationException.of(where, "the handler answers with a stream (server-sent "
+                    + "events, NDJSON), which need not end, so its outcome could never be stored");
         }
     }
 
@@ -114,25 +136,37 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
     static Set<String> boundQueryParameters(HandlerMethod handler) {
         Set<String> names = new TreeSet<>();
         for (MethodParameter parameter : handler.getMethodParameters()) {
-            Class<?> type = parameter.nestedIfOptional().getNestedParameterType();
             RequestParam requestParam = parameter.getParameterAnnotation(RequestParam.class);
+            Class<?> type = valueType(parameter);
             if (requestParam != null) {
                 names.add(Map.class.isAssignableFrom(type) ? IdempotentEndpoint.ALL_PARAMETERS
                         : parameterName(parameter, requestParam.name()));
+            } else if (Arrays.stream(parameter.getParameterAnnotations())
+                    .anyMatch(annotation -> NOT_FROM_QUERY.contains(annotation.annotationType().getName()))) {
+                continue;
             } else if (parameter.hasParameterAnnotation(ModelAttribute.class)
                     || ServerWebExchange.class.isAssignableFrom(type) || ServerHttpRequest.class.isAssignableFrom(type)) {
                 names.add(IdempotentEndpoint.ALL_PARAMETERS);
-            } else if (parameter.getParameterAnnotations().length == 0) {
-                if (BeanUtils.isSimpleProperty(type)) {
-                    names.add(parameterName(parameter, ""));
-                } else if (QUERY_FREE.stream().noneMatch(free -> free.isAssignableFrom(type))
-                        && !type.getName().startsWith("reactor.core.publisher.")) {
-                    // Bound as a model attribute, from the query among others.
-                    names.add(IdempotentEndpoint.ALL_PARAMETERS);
-                }
+            } else if (BeanUtils.isSimpleProperty(type)) {
+                // Bound by name, as an implicit @RequestParam.
+                names.add(parameterName(parameter, ""));
+            } else if (QUERY_FREE.stream().noneMatch(free -> free.isAssignableFrom(type))) {
+                // Bound as a model attribute, from the query among others (@Valid or not).
+                names.add(IdempotentEndpoint.ALL_PARAMETERS);
             }
         }
         return names;
+    }
+
+    /** The type a parameter's value has, inside {@code Optional}, {@code Mono} or another reactive wrapper. */
+    private static Class<?> valueType(MethodParameter parameter) {
+        MethodParameter nested = parameter.nestedIfOptional();
+        Class<?> type = nested.getNestedParameterType();
+        if (ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) != null) {
+            Class<?> element = ResolvableType.forMethodParameter(nested).getGeneric(0).resolve();
+            return element != null ? element : Object.class;
+        }
+        return type;
     }
 
     private static String parameterName(MethodParameter parameter, String declared) {
@@ -145,10 +179,10 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
     }
 
     /** The endpoint {@code exchange} goes to; empty if it is not idempotent. */
-    Mono<IdempotentEndpoints.Match> match(ServerWebExchange exchange) {
+    Mono<EndpointMatch> match(ServerWebExchange exchange) {
         String method = exchange.getRequest().getMethod().name();
         if (!configured.isEmpty()) {
-            IdempotentEndpoints.Match match = configured.match(method, exchange.getRequest().getPath()
+            EndpointMatch match = configured.match(method, exchange.getRequest().getPath()
                     .pathWithinApplication());
             if (match != null) {
                 return Mono.just(match);
@@ -165,13 +199,16 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
         if (index >= mappings.size()) {
             return Mono.empty();
         }
-        return mappings.get(index).getHandler(exchange)
+        // CORS processing writes headers into the response while it looks up: into one that is thrown away.
+        ServerWebExchange lookup = exchange.mutate().response(new HeldBackResponse(exchange.getResponse(), 0))
+                .build();
+        return mappings.get(index).getHandler(lookup)
                 // No handler, wrong method or media type: the dispatcher answers those; nothing here is idempotent.
                 .onErrorResume(noHandler -> Mono.empty())
                 .switchIfEmpty(Mono.defer(() -> handler(exchange, index + 1)));
     }
 
-    private IdempotentEndpoints.@Nullable Match matchOf(ServerWebExchange exchange, String method, Object handler) {
+    private @Nullable EndpointMatch matchOf(ServerWebExchange exchange, String method, Object handler) {
         if (!(handler instanceof HandlerMethod handlerMethod)) {
             return null;
         }
@@ -180,7 +217,7 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
             return null;
         }
         Object route = exchange.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-        return new IdempotentEndpoints.Match(endpoint, route instanceof PathPattern pattern
+        return new EndpointMatch(endpoint, route instanceof PathPattern pattern
                 ? pattern.getPatternString() : String.valueOf(route));
     }
 }

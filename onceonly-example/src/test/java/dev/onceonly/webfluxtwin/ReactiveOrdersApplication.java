@@ -1,4 +1,4 @@
-package dev.onceonly.example.reactive;
+package dev.onceonly.webfluxtwin;
 
 import dev.onceonly.example.orders.OrderNumbers;
 import dev.onceonly.example.orders.OrderService;

@@ -1,4 +1,4 @@
-package dev.onceonly.example.reactive;
+package dev.onceonly.webfluxtwin;
 
 import dev.onceonly.example.orders.CreateOrderRequest;
 import dev.onceonly.example.orders.Order;
@@ -12,13 +12,13 @@ import java.util.List;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
-import org.springframework.web.ErrorResponseException;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -51,7 +51,7 @@ class ReactiveOrderController {
     @GetMapping("/{orderId}")
     Mono<Order> get(@PathVariable long orderId, Authentication user) {
         return Mono.fromCallable(() -> orders.find(SecurityConfiguration.owner(user), orderId)
-                .orElseThrow(() -> new ErrorResponseException(HttpStatus.NOT_FOUND)))
+                .orElseThrow(() -> new ResponseStatusException(HttpStatus.NOT_FOUND)))
                 .subscribeOn(Schedulers.boundedElastic());
     }
 

@@ -1,4 +1,4 @@
-package dev.onceonly.example.reactive;
+package dev.onceonly.webfluxtwin;
 
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spring.boot.IdempotencyStoreDecorator;

@@ -1,0 +1,114 @@
+package dev.onceonly.spring.boot.web;
+
+import dev.onceonly.CanonicalJson;
+import dev.onceonly.IdempotencyConfigurationException;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyEngineBuilder;
+import dev.onceonly.IdempotencyMode;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.OutcomePolicy.Decision;
+import dev.onceonly.spring.boot.AnnotatedTimings;
+import java.lang.reflect.Method;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Endpoints built from {@link Idempotent} annotations, the same for Spring MVC and WebFlux: neither's types are
+ * needed here.
+ */
+final class AnnotatedEndpoints {
+
+    private AnnotatedEndpoints() {
+    }
+
+    /**
+     * The endpoint an annotated handler is, on any server.
+     *
+     * @param where the annotation and its method, for the message of a refusal
+     * @param bound the query parameters the handler binds; {@value IdempotentEndpoint#ALL_PARAMETERS} if it may
+     *     read any
+     * @throws IdempotencyConfigurationException naming the attribute that is wrong
+     */
+    static IdempotentEndpoint fromAnnotation(IdempotencyEngine engine, Idempotent idempotent, String where,
+            Set<String> methods, Set<String> bound) {
+        if (idempotent.value().length() > IdempotencyScope.MAX_NAME_LENGTH) {
+            throw IdempotencyConfigurationException.of(where, "the operation name is longer than "
+                    + IdempotencyScope.MAX_NAME_LENGTH + " characters");
+        }
+        IdempotencyEngineBuilder variant = engine.toBuilder();
+        new AnnotatedTimings(idempotent.waitTimeout(), idempotent.retention(), idempotent.failedRetention(),
+                idempotent.abandonedRetention()).applyTo(variant, engine, where);
+        Map<Integer, Decision> overrides = new HashMap<>();
+        for (int status : idempotent.retryableStatuses()) {
+            if (status < 400 || status > 599) {
+                // Rolling back a success would let the client see a success that never took effect.
+                throw IdempotencyConfigurationException.of(where + " retryableStatuses", status + " is not a 4xx or "
+                        + "5xx status");
+            }
+            overrides.put(status, Decision.RETRYABLE);
+        }
+        for (int status : idempotent.finalStatuses()) {
+            if (status < 400 || status > 599 || overrides.containsKey(status)) {
+                throw IdempotencyConfigurationException.of(where + " finalStatuses", status + " is not a 4xx or 5xx "
+                        + "status, or is also listed as retryable");
+            }
+            overrides.put(status, Decision.FAILED_FINAL);
+        }
+        if (!overrides.isEmpty()) {
+            variant.outcomePolicy(engine.outcomePolicy().overriding(overrides));
+        }
+        if (idempotent.mode() == IdempotencyMode.JOINED) {
+            throw IdempotencyConfigurationException.of(where + " mode", "joined mode runs in the caller's "
+                    + "transaction, and a request has none when OnceOnly handles it (it answers after the commit)",
+                    "Use auto, transactional or leased on endpoints");
+        }
+        if (idempotent.mode() != IdempotencyMode.AUTO) {
+            variant.mode(idempotent.mode());
+        }
+        IdempotencyEngine endpointEngine;
+        try {
+            endpointEngine = variant.build();
+        } catch (IdempotencyConfigurationException e) {
+            throw e.renamed(where + " mode");
+        }
+        String operation = idempotent.value().isBlank() ? null : idempotent.value();
+        Set<String> parameters = new TreeSet<>(List.of(idempotent.fingerprintParameters()));
+        if (parameters.isEmpty()) {
+            parameters.addAll(bound);
+        } else {
+            // Named parameters are the answer where the handler's own reads cannot be seen: only those it binds by
+            // name join them, so that a cache-buster can be left out there too.
+            bound.stream().filter(name -> !name.equals(IdempotentEndpoint.ALL_PARAMETERS)).forEach(parameters::add);
+        }
+        return new IdempotentEndpoint(operation, methods, idempotent.keyRequired(), endpointEngine,
+                CanonicalJson.excluding(List.of(idempotent.excludedFields())), List.of(idempotent.fingerprintHeaders()),
+                Set.copyOf(parameters));
+    }
+
+    /**
+     * A default operation name (method and route template) must fit the store's operation column, or every request
+     * to the endpoint would fail.
+     */
+    static void requireDefaultOperationsFit(String where, Collection<String> methods,
+            Collection<String> routes) {
+        for (String method : methods) {
+            for (String route : routes) {
+                int length = (method + " " + route).length();
+                if (length > IdempotencyScope.MAX_NAME_LENGTH) {
+                    throw IdempotencyConfigurationException.of(where, "the default operation name (method and "
+                            + "route) is " + length + " characters long, more than the "
+                            + IdempotencyScope.MAX_NAME_LENGTH + " a store holds; give the operation a name");
+                }
+            }
+        }
+    }
+
+    /** The annotation and its method, for the message of a refusal. */
+    static String where(Method method) {
+        return "@Idempotent on " + method.getDeclaringClass().getSimpleName() + "." + method.getName();
+    }
+}
