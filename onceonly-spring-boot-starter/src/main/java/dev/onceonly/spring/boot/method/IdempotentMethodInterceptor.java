@@ -60,9 +60,14 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         IdempotencyEngine engine = definition.engine();
         TransactionTemplate savepoint = definition.savepoint(engine);
         boolean leased = engine.mode() == IdempotencyMode.LEASED;
-        IdempotentResult<MethodOutcome> result = engine.execute(definition.scope(arguments),
-                definition.fingerprint(arguments), definition.codec(),
-                attempt -> run(invocation, definition, attempt, savepoint, leased));
+        IdempotentResult<MethodOutcome> result;
+        try {
+            result = engine.execute(definition.scope(arguments), definition.fingerprint(arguments),
+                    definition.codec(), attempt -> run(invocation, definition, attempt, savepoint, leased));
+        } catch (OutcomeUnknownException unknown) {
+            // The first call learns what every later one will: the outcome it stored (a result that could not be).
+            throw storedException(definition, unknown);
+        }
         return switch (result.value()) {
             case MethodOutcome.Returned returned -> returned.value();
             case MethodOutcome.Threw threw -> throw threw.exception();
@@ -121,6 +126,16 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
             // Leased: its effect stays, so it must never run again for this key.
             log.error("{}; its key is answered with OutcomeNotReplayableException from now on", detail);
             throw OutcomeUnknownException.storing(detail, codec.notStorable(detail));
+        }
+    }
+
+    private static Throwable storedException(IdempotentMethodDefinition definition, OutcomeUnknownException unknown) {
+        try {
+            return definition.codec().decode(unknown.outcome()) instanceof MethodOutcome.Threw threw
+                    ? threw.exception() : unknown;
+        } catch (IllegalStateException notOurs) {
+            // An outcome the method stored itself, through an OutcomeUnknownException of its own
+            return unknown;
         }
     }
 

@@ -58,9 +58,6 @@ final class BufferedResponse extends HttpServletResponseWrapper {
             Locale.US).withZone(ZoneOffset.UTC);
 
     /** Headers that describe the body or what it created, which an error answer's problem body replaces. */
-    private static final List<String> BODY_HEADERS = List.of(HttpHeaders.CONTENT_ENCODING,
-            HttpHeaders.CONTENT_DISPOSITION, HttpHeaders.CONTENT_LANGUAGE, HttpHeaders.LOCATION, HttpHeaders.ETAG,
-            HttpHeaders.LAST_MODIFIED);
 
     private final ProblemResponses problems;
     private final long bound;
@@ -168,7 +165,7 @@ final class BufferedResponse extends HttpServletResponseWrapper {
         resetBuffer();
         // The problem replaces the body these described; kept, they would be stored and replayed with it (a gzip
         // label on plain JSON, the Location of what was never created, read as the resource id).
-        BODY_HEADERS.forEach(name -> {
+        ResponseSnapshots.BODY_HEADERS.forEach(name -> {
             headers.remove(name);
             replaced.remove(name);
         });

@@ -122,6 +122,15 @@ final class HeldBackResponse extends ServerHttpResponseDecorator {
         }
     }
 
+    /** Drops what the handler wrote: its body and the headers that describe it, for an error that replaces them. */
+    synchronized void resetForError() {
+        body.reset();
+        overflowed = false;
+        ResponseSnapshots.BODY_HEADERS.forEach(headers::remove);
+        headers.remove(HttpHeaders.CONTENT_TYPE);
+        headers.remove(HttpHeaders.CONTENT_LENGTH);
+    }
+
     boolean overflowed() {
         return overflowed;
     }

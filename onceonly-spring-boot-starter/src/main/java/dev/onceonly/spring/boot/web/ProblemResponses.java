@@ -44,6 +44,7 @@ final class ProblemResponses {
             Map.entry("idempotency-key-reused", new Kind(422, "Idempotency-Key reused with a different request")),
             Map.entry("request-in-progress", new Kind(409, "A request with this Idempotency-Key is in progress")),
             Map.entry("idempotency-store-unavailable", new Kind(503, "Idempotency store unavailable")),
+            Map.entry("server-busy", new Kind(503, "Server too busy")),
             Map.entry("authentication-required", new Kind(401, "Authentication required")),
             Map.entry("owner-unresolvable", new Kind(403, "The request's owner cannot own idempotency keys")),
             Map.entry("asynchronous-handler", new Kind(500, "Idempotent handler answered asynchronously")),
@@ -114,7 +115,8 @@ final class ProblemResponses {
     Rendered render(IdempotencyException problem, String instance) {
         Duration hint = switch (problem) {
             case RequestInProgressException inProgress -> inProgress.retryAfter();
-            default -> "idempotency-store-unavailable".equals(problem.problemType()) ? retryAfter : null;
+            default -> "idempotency-store-unavailable".equals(problem.problemType())
+                    || "server-busy".equals(problem.problemType()) ? retryAfter : null;
         };
         return render(problem.problemType(), problem.getMessage(), hint, instance);
     }

@@ -18,7 +18,6 @@ import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -126,21 +125,23 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         // Refusals of the request itself, before anything ran; the handler's own exceptions are not among them.
         return owner(exchange).zipWith(body(request)).map(ownerAndBody -> {
             byte[] body = ownerAndBody.getT2();
+            RequestEncoding encoding = RequestEncoding.of(request.getHeaders().getOrEmpty(HttpHeaders.CONTENT_ENCODING),
+                    request.getHeaders().getFirst(HttpHeaders.CONTENT_TYPE));
             Fingerprint fingerprint = endpoint.fingerprint(request.getMethod().name(), match.route(),
                     request.getPath().pathWithinApplication().value(), request.getURI().getRawQuery(),
-                    request.getHeaders()::getOrEmpty, RequestEncoding.of(request.getHeaders()
-                            .getOrEmpty(HttpHeaders.CONTENT_ENCODING), request.getHeaders()
-                            .getFirst(HttpHeaders.CONTENT_TYPE)), body);
-            return new Prepared(IdempotencyScope.of(ownerAndBody.getT1(), operation, key), fingerprint, body);
+                    request.getHeaders()::getOrEmpty, encoding, body);
+            return new Prepared(IdempotencyScope.of(ownerAndBody.getT1(), operation, key), fingerprint, body,
+                    encoding.isForm());
         }).onErrorMap(ReactiveIdempotencyKeyFilter::isInvalidRequest, RefusedRequest::new)
                 .flatMap(prepared -> execute(endpoint, prepared.scope(), prepared.fingerprint(),
-                        ReplayedBodyRequest.exchange(exchange, prepared.body()), chain))
+                        ReplayedBodyRequest.exchange(exchange, prepared.body(), prepared.form(), maxRequestBody),
+                        chain))
                 .onErrorResume(RefusedRequest.class, refused -> refuse(operation, Outcome.INVALID_REQUEST,
                         (IdempotencyException) refused.getCause(), exchange));
     }
 
     /** A request ready to execute: its scope, its fingerprint and the body they were read from. */
-    private record Prepared(IdempotencyScope scope, Fingerprint fingerprint, byte[] body) {
+    private record Prepared(IdempotencyScope scope, Fingerprint fingerprint, byte[] body, boolean form) {
     }
 
     /** The scheduler's queue is full: nothing ran. */
@@ -233,7 +234,8 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     private static Mono<Void> awaitAttemptRunningHere(IdempotentEndpoint endpoint, IdempotencyScope scope) {
         Duration wait = endpoint.engine().waitTimeout();
         return Mono.justOrEmpty(endpoint.engine().attemptRunningHere(scope))
-                .flatMap(running -> Mono.fromCompletionStage(running).timeout(wait, Mono.error(() ->
+                // A copy of the stage, which this wait may cancel without touching the attempt
+                .flatMap(running -> Mono.fromFuture(running.toCompletableFuture(), true).timeout(wait, Mono.error(() ->
                         RequestInProgressException.of(endpoint.engine().keyStorage().stored(scope),
                                 endpoint.engine().retryAfter()))))
                 .then();
@@ -270,41 +272,49 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
             AtomicReference<ProblemResponses.Rendered> finalProblem) throws Exception {
         attemptExchange.getAttributes().put(ATTEMPT_ATTRIBUTE, attempt);
         Thread transactionThread = Thread.currentThread();
-        AtomicReference<Thread> completedOn = new AtomicReference<>();
+        AtomicReference<Thread> endedOn = new AtomicReference<>();
+        RuntimeException failure = null;
         try {
             chain.filter(attemptExchange)
-                    .onErrorResume(e -> e instanceof ErrorResponse, e -> writeErrorResponse(response, (ErrorResponse) e,
-                            attemptExchange))
+                    .onErrorResume(e -> e instanceof ErrorResponse, e -> writeErrorResponse(response, (ErrorResponse) e))
                     .then(Mono.defer(response::commit))
-                    .doOnSuccess(ignored -> completedOn.set(Thread.currentThread()))
+                    .doOnEach(signal -> {
+                        if (signal.isOnComplete() || signal.isOnError()) {
+                            endedOn.set(Thread.currentThread());
+                        }
+                    })
                     .contextWrite(context).block();
         } catch (RuntimeException e) {
-            Throwable cause = Exceptions.unwrap(e);
+            failure = e;
+        }
+        if (endpoint.engine().mode() != IdempotencyMode.LEASED && endedOn.get() != transactionThread) {
+            // Its work went on elsewhere, where blocking calls commit on their own: it may have taken effect outside
+            // the transaction, so it must never run again for this key, whether it failed or not.
+            log.error("The handler of operation={} ended on {}, not on the thread of its transaction: what it wrote "
+                    + "there is not part of it. Keep its blocking calls where it is subscribed, or make the endpoint "
+                    + "leased. Its key is answered with a stored 500 from now on.", operation,
+                    endedOn.get() == null ? "no thread" : endedOn.get().getName());
+            throw finalProblem(HandlerLeftTransactionException.of(operation), attemptExchange, finalProblem);
+        }
+        if (failure != null) {
+            Throwable cause = Exceptions.unwrap(failure);
             if (cause instanceof LeaseLostException lost) {
                 throw lost;
             }
             requireWithinBound(endpoint, operation, response, attemptExchange, finalProblem);
-            throw cause instanceof Exception exception ? exception : e;
+            throw cause instanceof Exception exception ? exception : failure;
         }
         requireWithinBound(endpoint, operation, response, attemptExchange, finalProblem);
-        if (endpoint.engine().mode() != IdempotencyMode.LEASED && completedOn.get() != transactionThread) {
-            // Its work went on elsewhere, where blocking calls commit on their own: it may have taken effect outside
-            // the transaction, so it must never run again for this key.
-            log.error("The handler of operation={} completed on {}, not on the thread of its transaction: what it "
-                    + "wrote there is not part of it. Keep its blocking calls where it is subscribed, or make the "
-                    + "endpoint leased. Its key is answered with a stored 500 from now on.", operation,
-                    completedOn.get() == null ? "no thread" : completedOn.get().getName());
-            throw finalProblem(HandlerLeftTransactionException.of(operation), attemptExchange, finalProblem);
-        }
     }
 
-    private Mono<Void> writeErrorResponse(HeldBackResponse response, ErrorResponse error,
-            ServerWebExchange exchange) {
-        ProblemDetail body = error.updateAndGetBody(null, null);
-        if (body.getInstance() == null) {
-            body.setInstance(URI.create(exchange.getRequest().getPath().value()));
-        }
-        ProblemResponses.Rendered rendered = problems.render(body);
+    /**
+     * As the servlet buffer's {@code sendError}: the error replaces what the handler wrote, and its problem carries
+     * the status alone, never the exception's text (frameworks put it in the detail). The headers it asks for
+     * ({@code Allow}, {@code Accept}) stay.
+     */
+    private Mono<Void> writeErrorResponse(HeldBackResponse response, ErrorResponse error) {
+        response.resetForError();
+        ProblemResponses.Rendered rendered = problems.render(ProblemDetail.forStatus(error.getStatusCode()));
         response.setStatusCode(error.getStatusCode());
         error.getHeaders().forEach((name, values) -> response.getHeaders().put(name, values));
         rendered.headers().forEach(response.getHeaders()::set);
@@ -361,8 +371,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
             }
             case SchedulerFullException full -> {
                 log.warn("OnceOnly's scheduler has no room for operation={}; answered 503", operation);
-                yield refuse(operation, Outcome.STORE_UNAVAILABLE, new IdempotencyStoreException("The server is too "
-                        + "busy to run this request now; it was not executed"), exchange);
+                yield refuse(operation, Outcome.STORE_UNAVAILABLE, ServerBusyException.of(), exchange);
             }
             case IdempotencyStoreException unavailable when !started -> {
                 // Fail closed: the store (or the transaction around the claim) failed before anything ran.

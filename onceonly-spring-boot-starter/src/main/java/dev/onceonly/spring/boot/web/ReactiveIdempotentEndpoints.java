@@ -3,6 +3,7 @@ package dev.onceonly.spring.boot.web;
 import dev.onceonly.Attempt;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyMode;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
 import java.lang.reflect.Method;
 import java.security.Principal;
@@ -111,10 +112,28 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
                 }
                 requireFiniteResponse(where, handler, info.getProducesCondition().getProducibleMediaTypes()
                         .stream().anyMatch(type -> STREAMING.stream().anyMatch(type::isCompatibleWith)));
-                annotated.put(handler.getMethod(), AnnotatedEndpoints.fromAnnotation(engine, idempotent, where,
-                        methods, boundQueryParameters(handler)));
+                IdempotentEndpoint endpoint = AnnotatedEndpoints.fromAnnotation(engine, idempotent, where, methods,
+                        boundQueryParameters(handler));
+                requireTransactionThread(where, handler, endpoint);
+                annotated.put(handler.getMethod(), endpoint);
                 annotatedMethods.addAll(methods);
             });
+        }
+    }
+
+    /**
+     * With virtual threads, WebFlux runs a handler that returns a plain value on a thread of its own, off the one
+     * that holds a transactional endpoint's transaction: every such request would end as handler-left-transaction.
+     */
+    private void requireTransactionThread(String where, HandlerMethod handler, IdempotentEndpoint endpoint) {
+        boolean virtualThreads = context.getEnvironment().getProperty("spring.threads.virtual.enabled",
+                Boolean.class, false);
+        Class<?> returned = handler.getMethod().getReturnType();
+        if (virtualThreads && endpoint.engine().mode() != IdempotencyMode.LEASED
+                && ReactiveAdapterRegistry.getSharedInstance().getAdapter(returned) == null) {
+            throw IdempotencyConfigurationException.of(where, "with spring.threads.virtual.enabled, WebFlux runs a "
+                    + "handler that returns " + returned.getSimpleName() + " on a virtual thread, outside the "
+                    + "transaction of transactional mode", "Return a Mono, or choose mode = LEASED");
         }
     }
 

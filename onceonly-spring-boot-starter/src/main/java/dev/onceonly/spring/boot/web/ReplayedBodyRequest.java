@@ -18,7 +18,6 @@ final class ReplayedBodyRequest extends ServerHttpRequestDecorator {
 
     private static final ResolvableType FORM = ResolvableType.forClassWithGenerics(MultiValueMap.class,
             String.class, String.class);
-    private static final FormHttpMessageReader FORMS = new FormHttpMessageReader();
 
     private final byte[] body;
 
@@ -36,16 +35,25 @@ final class ReplayedBodyRequest extends ServerHttpRequestDecorator {
     /**
      * {@code exchange} with its body read from memory, its form data too: the server's exchange would read form
      * fields from the connection, which gave them to the fingerprint already.
+     *
+     * @param form whether the body is form fields, as its encoding says
+     * @param maxBytes the most a form may hold, the request body's bound
      */
-    static ServerWebExchange exchange(ServerWebExchange exchange, byte[] body) {
+    static ServerWebExchange exchange(ServerWebExchange exchange, byte[] body, boolean form, long maxBytes) {
         ReplayedBodyRequest request = new ReplayedBodyRequest(exchange.getRequest(), body);
         ServerWebExchange forwarded = exchange.mutate().request(request).build();
-        Mono<MultiValueMap<String, String>> form = FORMS.canRead(FORM, request.getHeaders().getContentType())
-                ? FORMS.readMono(FORM, request, Map.of()).cache() : forwarded.getFormData();
+        Mono<MultiValueMap<String, String>> fields;
+        if (form) {
+            FormHttpMessageReader reader = new FormHttpMessageReader();
+            reader.setMaxInMemorySize((int) Math.min(maxBytes, Integer.MAX_VALUE - 8));
+            fields = reader.readMono(FORM, request, Map.of()).cache();
+        } else {
+            fields = forwarded.getFormData();
+        }
         return new ServerWebExchangeDecorator(forwarded) {
             @Override
             public Mono<MultiValueMap<String, String>> getFormData() {
-                return form;
+                return fields;
             }
         };
     }

@@ -36,6 +36,13 @@ final class ResponseSnapshots {
     static final List<String> DEFAULT_REPLAY_HEADERS = List.of("Content-Type", "Content-Encoding",
             "Content-Disposition", "Content-Language", "Vary", "Location", "ETag");
 
+    /**
+     * Headers that describe a body: an error that replaces the body drops them, or they would be stored and
+     * replayed with it (a gzip label on plain JSON, the Location of what was never created, read as the resource id).
+     */
+    static final List<String> BODY_HEADERS = List.of(HttpHeaders.CONTENT_ENCODING, HttpHeaders.CONTENT_DISPOSITION,
+            HttpHeaders.CONTENT_LANGUAGE, HttpHeaders.LOCATION, HttpHeaders.ETAG, HttpHeaders.LAST_MODIFIED);
+
     private static final Logger log = LoggerFactory.getLogger(ResponseSnapshots.class);
 
     private final Set<String> replayHeaders = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.onceonly.IdempotencyKeyReusedException;
 import dev.onceonly.IdempotencyMode;
-import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
@@ -187,11 +186,12 @@ class OnceOnlyMethodAutoConfigurationTest {
         runner.withBean(Exports.class).run(context -> {
             Exports exports = context.getBean(Exports.class);
 
-            assertThatThrownBy(() -> exports.export("k1")).isInstanceOf(OutcomeUnknownException.class)
-                    .hasMessageContaining("cannot be stored as JSON");
-            assertThatThrownBy(() -> exports.export("k1")).isInstanceOf(OutcomeNotReplayableException.class)
-                    .extracting(e -> ((OutcomeNotReplayableException) e).problemType())
-                    .isEqualTo("result-not-storable");
+            for (int call = 0; call < 2; call++) {
+                assertThatThrownBy(() -> exports.export("k1")).isInstanceOf(OutcomeNotReplayableException.class)
+                        .hasMessageContaining("cannot be stored as JSON")
+                        .extracting(e -> ((OutcomeNotReplayableException) e).problemType())
+                        .isEqualTo("result-not-storable");
+            }
             assertThat(exports.runs()).isEqualTo(1);
         });
     }

@@ -100,6 +100,25 @@ class OnceOnlyWebFluxAutoConfigurationTest {
         });
     }
 
+    @RestController
+    static class PlainOrders {
+
+        @PostMapping("/orders")
+        @Idempotent(value = "create-order", mode = dev.onceonly.IdempotencyMode.TRANSACTIONAL)
+        String create(@RequestBody String order) {
+            return order;
+        }
+    }
+
+    @Test
+    void aTransactionalHandlerThatVirtualThreadsWouldRunElsewhereStopsStartup() {
+        runner.withBean(PlainOrders.class)
+                .withBean(dev.onceonly.TransactionRunner.class, dev.onceonly.spring.boot.PassThroughTransactionRunner::new)
+                .withPropertyValues("spring.threads.virtual.enabled=true")
+                .run(context -> assertStartupFailure(context).hasMessageContaining("PlainOrders.create")
+                        .hasMessageContaining("virtual thread"));
+    }
+
     @Test
     void idempotentOnAMethodThatIsNoWebFluxHandlerStopsStartup() {
         runner.withBean(NotAHandler.class).run(context -> assertStartupFailure(context)
