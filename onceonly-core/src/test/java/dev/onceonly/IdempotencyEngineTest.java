@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -251,6 +252,38 @@ class IdempotencyEngineTest {
 
         assertThat(replay).isEqualTo(new IdempotentResult<>("created", true));
         assertThat(claims).hasValue(1);
+    }
+
+    @Test
+    void attemptRunningHereIsTheRunningAttemptAndCompletesWhenItEnds() throws Exception {
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        assertThat(engine.attemptRunningHere(scope)).isEmpty();
+        ExecutorService first = Executors.newSingleThreadExecutor();
+        try {
+            Future<IdempotentResult<String>> result = first.submit(() -> engine.execute(scope, request("a"), TEXT,
+                    attempt -> {
+                        running.countDown();
+                        release.await();
+                        return order("created");
+                    }));
+            running.await();
+            CompletableFuture<Void> ended = engine.attemptRunningHere(scope).orElseThrow()
+                    .toCompletableFuture();
+            // Cancelling a waiter's copy leaves the attempt alone.
+            ended.cancel(false);
+            CompletableFuture<Void> waiter = engine.attemptRunningHere(scope).orElseThrow()
+                    .toCompletableFuture();
+            assertThat(waiter).isNotDone();
+
+            release.countDown();
+
+            waiter.get(10, TimeUnit.SECONDS);
+            assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>("created", false));
+            assertThat(engine.attemptRunningHere(scope)).isEmpty();
+        } finally {
+            first.shutdownNow();
+        }
     }
 
     @Test

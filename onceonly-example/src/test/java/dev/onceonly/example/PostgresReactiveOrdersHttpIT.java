@@ -126,6 +126,23 @@ class PostgresReactiveOrdersHttpIT extends OrdersHttpContract {
         assertThat(retry.body()).isEqualTo(first.body());
     }
 
+    // A filter's throw is an error on the transaction's thread: it rolls back, and never ends the key as left behind.
+    @Test
+    void aFilterAfterOursThatThrowsLeavesTheKeyForARetry() throws Exception {
+        String key = UUID.randomUUID().toString();
+        HttpResponse<byte[]> failed = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                        "http://127.0.0.1:" + port + "/api/orders")).header("Authorization", DemoClient.basic("alice"))
+                .header("Idempotency-Key", key).header("Content-Type", "application/json")
+                .header(ReactiveTestEndpoints.THROW_HEADER, "yes").POST(HttpRequest.BodyPublishers.ofString(ORDER))
+                .build(), HttpResponse.BodyHandlers.ofByteArray());
+
+        HttpResponse<byte[]> retry = post("alice", List.of(key), ORDER);
+
+        assertThat(failed.statusCode()).isEqualTo(500);
+        assertThat(retry.statusCode()).isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    }
+
     private HttpResponse<byte[]> form(String key, String fields) throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
                         + "/api/form-orders")).header("Authorization", DemoClient.basic("alice"))

@@ -5,14 +5,19 @@ import dev.onceonly.example.orders.Order;
 import dev.onceonly.example.orders.OrderCreated;
 import dev.onceonly.example.orders.OrderService;
 import dev.onceonly.example.security.TenantUser;
+import dev.onceonly.spring.boot.web.OnceOnlyWebFluxAutoConfiguration;
 import java.net.URI;
 import java.time.Duration;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -23,9 +28,37 @@ import reactor.core.scheduler.Schedulers;
 @TestConfiguration(proxyBeanMethods = false)
 public class ReactiveTestEndpoints {
 
+    /** The request header that makes {@link #throwingFilter()} throw. */
+    public static final String THROW_HEADER = "X-Test-Throw-In-Filter";
+
     @Bean
     EventLoopGuard eventLoopGuard() {
         return new EventLoopGuard();
+    }
+
+    /**
+     * A filter inside the idempotent execution that throws from {@code filter} itself, rather than signalling an
+     * error, on requests that ask for it ({@value #THROW_HEADER}).
+     */
+    @Bean
+    ThrowingFilter throwingFilter() {
+        return new ThrowingFilter();
+    }
+
+    static final class ThrowingFilter implements WebFilter, Ordered {
+
+        @Override
+        public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+            if (exchange.getRequest().getHeaders().containsHeader(THROW_HEADER)) {
+                throw new IllegalStateException("the filter failed (injected by the test)");
+            }
+            return chain.filter(exchange);
+        }
+
+        @Override
+        public int getOrder() {
+            return OnceOnlyWebFluxAutoConfiguration.FILTER_ORDER + 1;
+        }
     }
 
     @Bean

@@ -15,6 +15,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.MethodParameter;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.web.bind.annotation.RequestParam;
 
 /**
  * Endpoints built from {@link Idempotent} annotations, the same for Spring MVC and WebFlux: neither's types are
@@ -22,7 +26,24 @@ import java.util.TreeSet;
  */
 final class AnnotatedEndpoints {
 
+    private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
+
     private AnnotatedEndpoints() {
+    }
+
+    /**
+     * The query parameter a handler's parameter binds by name: its {@code @RequestParam} name, else its own name;
+     * {@value IdempotentEndpoint#ALL_PARAMETERS} if that is unknown (compiled without {@code -parameters}), since every
+     * parameter might then be the one it binds.
+     */
+    static String boundName(MethodParameter parameter) {
+        RequestParam annotation = parameter.getParameterAnnotation(RequestParam.class);
+        if (annotation != null && !annotation.name().isEmpty()) {
+            return annotation.name();
+        }
+        parameter.initParameterNameDiscovery(NAMES);
+        String name = parameter.getParameterName();
+        return name != null ? name : IdempotentEndpoint.ALL_PARAMETERS;
     }
 
     /**

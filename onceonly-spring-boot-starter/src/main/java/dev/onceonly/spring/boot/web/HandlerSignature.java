@@ -8,14 +8,11 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import org.jspecify.annotations.Nullable;
-import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodParameter;
-import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.ResolvableType;
 import org.springframework.http.HttpEntity;
 import org.springframework.http.RequestEntity;
-import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.context.request.async.DeferredResult;
 import org.springframework.web.context.request.async.WebAsyncTask;
@@ -32,7 +29,6 @@ import org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBo
 /** What an annotated handler's signature tells when the application starts. */
 final class HandlerSignature {
 
-    private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
 
     private HandlerSignature() {
     }
@@ -81,7 +77,7 @@ final class HandlerSignature {
                     || (resolver != null && !isSpringResolver(resolver))) {
                 names.add(IdempotentEndpoint.ALL_PARAMETERS);
             } else if (resolver instanceof RequestParamMethodArgumentResolver) {
-                names.add(parameterName(parameter));
+                names.add(AnnotatedEndpoints.boundName(parameter));
             }
         }
         return names;
@@ -101,16 +97,5 @@ final class HandlerSignature {
     private static boolean isRequest(Class<?> type) {
         return ServletRequest.class.isAssignableFrom(type) || WebRequest.class.isAssignableFrom(type)
                 || MultipartRequest.class.isAssignableFrom(type) || RequestEntity.class.isAssignableFrom(type);
-    }
-
-    private static String parameterName(MethodParameter parameter) {
-        RequestParam annotation = parameter.getParameterAnnotation(RequestParam.class);
-        if (annotation != null && !annotation.name().isEmpty()) {
-            return annotation.name();
-        }
-        parameter.initParameterNameDiscovery(NAMES);
-        String name = parameter.getParameterName();
-        // Without -parameters the name is unknown: every parameter might be the one it binds.
-        return name != null ? name : IdempotentEndpoint.ALL_PARAMETERS;
     }
 }

@@ -275,6 +275,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         AtomicReference<Thread> endedOn = new AtomicReference<>();
         RuntimeException failure = null;
         try {
+            // Spring's chain defers each filter, so one that throws still signals its error here, on this thread.
             chain.filter(attemptExchange)
                     .onErrorResume(e -> e instanceof ErrorResponse, e -> writeErrorResponse(response, (ErrorResponse) e))
                     .then(Mono.defer(response::commit))

@@ -20,9 +20,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.ApplicationContext;
-import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.MethodParameter;
-import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -60,7 +58,6 @@ import reactor.core.publisher.Mono;
 public final class ReactiveIdempotentEndpoints implements SmartInitializingSingleton {
 
     private static final Set<String> DEFAULT_METHODS = Set.of("POST", "PATCH");
-    private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
     private static final List<MediaType> STREAMING = List.of(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_NDJSON,
             MediaType.parseMediaType("application/stream+json"), MediaType.parseMediaType("application/x-ndjson"));
     /** Annotations that bind a parameter from anything but the query string. */
@@ -159,7 +156,7 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
             Class<?> type = valueType(parameter);
             if (requestParam != null) {
                 names.add(Map.class.isAssignableFrom(type) ? IdempotentEndpoint.ALL_PARAMETERS
-                        : parameterName(parameter, requestParam.name()));
+                        : AnnotatedEndpoints.boundName(parameter));
             } else if (Arrays.stream(parameter.getParameterAnnotations())
                     .anyMatch(annotation -> NOT_FROM_QUERY.contains(annotation.annotationType().getName()))) {
                 continue;
@@ -168,7 +165,7 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
                 names.add(IdempotentEndpoint.ALL_PARAMETERS);
             } else if (BeanUtils.isSimpleProperty(type)) {
                 // Bound by name, as an implicit @RequestParam.
-                names.add(parameterName(parameter, ""));
+                names.add(AnnotatedEndpoints.boundName(parameter));
             } else if (QUERY_FREE.stream().noneMatch(free -> free.isAssignableFrom(type))) {
                 // Bound as a model attribute, from the query among others (@Valid or not).
                 names.add(IdempotentEndpoint.ALL_PARAMETERS);
@@ -186,15 +183,6 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
             return element != null ? element : Object.class;
         }
         return type;
-    }
-
-    private static String parameterName(MethodParameter parameter, String declared) {
-        if (!declared.isEmpty()) {
-            return declared;
-        }
-        parameter.initParameterNameDiscovery(NAMES);
-        String name = parameter.getParameterName();
-        return name != null ? name : IdempotentEndpoint.ALL_PARAMETERS;
     }
 
     /** The endpoint {@code exchange} goes to; empty if it is not idempotent. */
