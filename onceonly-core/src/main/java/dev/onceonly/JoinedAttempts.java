@@ -69,7 +69,7 @@ record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock cl
         if (replay != null && response != null) {
             runner.afterCompletion(committed -> {
                 if (committed) {
-                    records.remember(scope, record.fingerprint(), response, record.expiresAt());
+                    records.rememberReplayed(scope, record.fingerprint(), response, record.expiresAt());
                 }
             });
         }

@@ -138,23 +138,46 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
     }
 
     /**
-     * Remembers a finished outcome once it is durable (committed), here and in the shared cache, with the
-     * fingerprint its record holds: the bare digest, not the request's, so that {@link Fingerprint#matches}
-     * compares a request with the same recorded value whether the record came from the store or from a cache.
+     * Remembers the outcome an attempt here just committed, in the shared cache only. This process's memory keeps
+     * outcomes once they were replayed ({@link #rememberReplayed}): most keys are never retried, and keeping every
+     * fresh outcome for the memory's time to live would keep it alive past the young collections in between, which
+     * then copy it (longer pauses) to win the rare replay a single read answers as well. Duplicates that arrive while
+     * the attempt runs here wait for it and get its outcome from it, without memory or store.
      */
     void remember(IdempotencyScope scope, Fingerprint fingerprint, StoredResponse response, Instant expiresAt) {
+        // Remembering drops the scope's marker in the shared cache too: its attempt need not leave it.
+        markers.remove(scope);
+        if (shared != null) {
+            shared.remember(scope, outcome(fingerprint, response, expiresAt));
+        }
+    }
+
+    /**
+     * Remembers a committed outcome that was just replayed, here and in the shared cache: a key retried once is
+     * likely retried again (a storm, a client that polls).
+     */
+    void rememberReplayed(IdempotencyScope scope, Fingerprint fingerprint, StoredResponse response,
+            Instant expiresAt) {
         if (replays == null && shared == null) {
             return;
         }
-        // Remembering drops the scope's marker in the shared cache too: its attempt need not leave it.
         markers.remove(scope);
-        CachedOutcome outcome = new CachedOutcome(Fingerprint.ofDigest(fingerprint.digest()), response, expiresAt);
+        CachedOutcome outcome = outcome(fingerprint, response, expiresAt);
         if (replays != null) {
             replays.remember(scope, outcome);
         }
         if (shared != null) {
             shared.remember(scope, outcome);
         }
+    }
+
+    /**
+     * An outcome as the caches keep it, with the fingerprint its record holds: the bare digest, not the request's,
+     * so that {@link Fingerprint#matches} compares a request with the same recorded value whether the record came
+     * from the store or from a cache.
+     */
+    private static CachedOutcome outcome(Fingerprint fingerprint, StoredResponse response, Instant expiresAt) {
+        return new CachedOutcome(Fingerprint.ofDigest(fingerprint.digest()), response, expiresAt);
     }
 
     /** Returns {@code null} if the record is still running. The record is committed: its outcome is remembered. */
@@ -187,7 +210,7 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
         log.debug("Replayed: operation={} key={} attempt={} state={}", scope.operation(), scope.key(),
                 record.attempt(), record.state());
         if (durable) {
-            remember(scope, record.fingerprint(), response, record.expiresAt());
+            rememberReplayed(scope, record.fingerprint(), response, record.expiresAt());
         }
         return new IdempotentResult<>(codec.decode(response), true);
     }

@@ -232,13 +232,28 @@ class IdempotencyEngineTest {
 
         IdempotentResult<String> replay = cached.execute(scope, request("a"), TEXT, attempt -> order("again"));
         IdempotentResult<String> another = cached.execute(scope, request("a"), TEXT, attempt -> order("again"));
+        IdempotentResult<String> third = cached.execute(scope, request("a"), TEXT, attempt -> order("again"));
 
         assertThat(replay).isEqualTo(new IdempotentResult<>("created", true));
         assertThat(another).isEqualTo(replay);
-        assertThat(claims).hasValue(1);
+        assertThat(third).isEqualTo(replay);
+        // The first replay read the store; the memory answered the others.
+        assertThat(claims).hasValue(2);
         assertThatThrownBy(() -> cached.execute(scope, request("b"), TEXT, attempt -> order("other")))
                 .isInstanceOf(IdempotencyKeyReusedException.class);
+        assertThat(claims).hasValue(2);
         assertThat(executions).hasValue(1);
+    }
+
+    @Test
+    void aFreshOutcomeIsKeptInMemoryOnlyOnceReplayed() {
+        IdempotencyEngine cached = IdempotencyEngine.builder(store).replayCache(Duration.ofMinutes(1), 1 << 20).build();
+        cached.execute(scope, request("a"), TEXT, attempt -> order("created"));
+
+        assertThat(cached.replayFromMemory(scope, request("a"), TEXT)).isEmpty();
+        cached.execute(scope, request("a"), TEXT, attempt -> order("again"));
+        assertThat(cached.replayFromMemory(scope, request("a"), TEXT))
+                .contains(new IdempotentResult<>("created", true));
     }
 
     @Test
@@ -247,11 +262,12 @@ class IdempotencyEngineTest {
         IdempotencyEngine base = IdempotencyEngine.builder(new CountingStore(store, claims)).build();
         IdempotencyEngine variant = base.toBuilder().waitTimeout(Duration.ofSeconds(1)).build();
         base.execute(scope, request("a"), TEXT, attempt -> order("created"));
+        base.execute(scope, request("a"), TEXT, attempt -> order("again"));
 
         IdempotentResult<String> replay = variant.execute(scope, request("a"), TEXT, attempt -> order("again"));
 
         assertThat(replay).isEqualTo(new IdempotentResult<>("created", true));
-        assertThat(claims).hasValue(1);
+        assertThat(claims).hasValue(2);
     }
 
     @Test
@@ -299,6 +315,7 @@ class IdempotencyEngineTest {
         IdempotencyEngine forgetful = IdempotencyEngine.builder(store).replayCache(Duration.ZERO, 1).build();
         assertThat(remembering.replayFromMemory(scope, request("a"), TEXT)).isEmpty();
         remembering.execute(scope, request("a"), TEXT, attempt -> order("created"));
+        remembering.execute(scope, request("a"), TEXT, attempt -> order("again"));
 
         assertThat(remembering.replayFromMemory(scope, request("a"), TEXT))
                 .contains(new IdempotentResult<>("created", true));

@@ -40,7 +40,7 @@ import org.springframework.util.unit.DataSize;
  * @param http the HTTP protocol
  * @param jdbc the JDBC store
  * @param cleanup the purge of expired records
- * @param replayCache finished outcomes also answered from memory
+ * @param replayCache finished outcomes also answered from memory once they were replayed
  * @param encryption encryption at rest of stored response bodies and headers
  * @param async the workers of asynchronous operations
  * @param metrics the metrics read from the record table
@@ -393,8 +393,8 @@ public record OnceOnlyProperties(
     }
 
     /**
-     * @param timeToLive how long a finished outcome is also answered from this process's memory (never past its
-     *     record's expiry, at most 10 minutes); 0 turns it off
+     * @param timeToLive how long a finished outcome is also answered from this process's memory once it was replayed
+     *     (never past its record's expiry, at most 10 minutes); 0 turns it off
      * @param maxSize the body bytes it may hold, for the whole application
      */
     public record ReplayCache(
