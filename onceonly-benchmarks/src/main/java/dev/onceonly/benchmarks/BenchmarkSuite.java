@@ -41,7 +41,8 @@ public final class BenchmarkSuite {
         Files.createDirectories(work);
         Path serviceJar = module.resolveSibling("onceonly-example/target/onceonly-example.jar");
         if (!Files.isRegularFile(serviceJar)) {
-            throw new IllegalStateException("Build the reference service first: " + serviceJar + " is missing");
+            throw new IllegalStateException(serviceJar + " is missing: build the reference service first, with "
+                    + Report.BUILD_SERVICE);
         }
         String serverUrl = System.getenv().getOrDefault("ONCEONLY_BENCH_PG_URL",
                 "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres");

@@ -66,8 +66,8 @@ final class CleanupReport {
                 + "responses |\n| --- | --- | --- | --- | --- | --- | --- |\n");
         row(md, without);
         results.cleanups().forEach(run -> row(md, run));
-        md.append("\n## Reproduce\n\n```sh\nONCEONLY_BENCH_CLEANUP=1 ./mvnw -pl onceonly-example,onceonly-benchmarks "
-                + "-am -DskipTests package exec:exec\n```\n");
+        md.append("\n## Reproduce\n\n```sh\n").append(Report.BUILD_SERVICE).append("\nONCEONLY_BENCH_CLEANUP=1 ")
+                .append(Report.RUN).append("\n```\n");
         return md.toString();
     }
 

@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.HdrHistogram.Histogram;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -127,7 +126,7 @@ public final class CleanupBenchmark {
     private void measureCapacity() throws Exception {
         database.recreate();
         try (ServiceProcess service = start(List.of("onceonly.cleanup.enabled=false"), "f-capacity")) {
-            capacity = driver.run(Duration.ofSeconds(10), List.of(new LoadDriver.Group("f-capacity",
+            capacity = driver.run(Duration.ofSeconds(10), List.of(driver.http("f-capacity",
                     settings.clients(), client -> HttpBenchmark.freshKey(service)))).getFirst().throughput();
         }
         rate = settings.loadShare() * capacity;

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,8 +21,8 @@ import org.slf4j.LoggerFactory;
  *   <li>(a) idempotency switched off ({@code onceonly.enabled=false}): the baseline;</li>
  *   <li>(b) first executions, a fresh key per request;</li>
  *   <li>(c) replays of keys that already have an outcome;</li>
- *   <li>(d) a duplicate storm, 200 clients on one key (a new key every 250 ms, so there is always a first
- *       execution in flight), while other clients send fresh keys;</li>
+ *   <li>(d) a duplicate storm, open loop: 1,000 duplicates a second on one key (a new key every 250 ms, so there is
+ *       always a first execution in flight), while other clients send fresh keys;</li>
  *   <li>(e) first executions with 10,000 and then 5,000,000 records in the table;</li>
  *   <li>(g) first executions with the Redis fast layer (the shared Redis on 127.0.0.1:6379), written once
  *       ({@code onceonly.redis.write-once=true});</li>
@@ -37,7 +38,10 @@ public final class HttpBenchmark {
     private static final String BODY = "{\"skuId\": 42, \"quantity\": 2}";
     private static final String AUTHORIZATION = "Basic " + Base64.getEncoder().encodeToString(
             "alice:alice-pass".getBytes(StandardCharsets.UTF_8));
-    private static final int STORM_CLIENTS = 200;
+    /** Duplicates a second in a storm, at most. */
+    private static final int STORM_RATE = 1_000;
+    /** The largest share of the replays a second the instance answers (closed loop) that a storm sends. */
+    private static final double STORM_SHARE = 0.25;
     private static final int REPLAY_KEYS = 2_000;
     /** The database alone decides. */
     private static final List<String> WITHOUT_REDIS = List.of("onceonly.redis.enabled=false");
@@ -53,8 +57,13 @@ public final class HttpBenchmark {
             long largeTable) {
     }
 
-    /** Everything measured, by scenario. */
-    public record Results(List<Measurement> measurements, Map<String, Object> facts) {
+    /**
+     * Everything measured, by scenario.
+     *
+     * @param profiles the service's profiles by scenario and client count ({@code b/16})
+     */
+    public record Results(List<Measurement> measurements, Map<String, ServiceProfile> profiles,
+            Map<String, Object> facts) {
     }
 
     private final Path serviceJar;
@@ -63,6 +72,7 @@ public final class HttpBenchmark {
     private final Settings settings;
     private final LoadDriver driver = new LoadDriver();
     private final List<Measurement> measurements = new ArrayList<>();
+    private final Map<String, ServiceProfile> profiles = new LinkedHashMap<>();
     private final Map<String, Object> facts = new LinkedHashMap<>();
 
     public HttpBenchmark(Path serviceJar, Path workDir, String serverUrl, Settings settings) {
@@ -75,22 +85,20 @@ public final class HttpBenchmark {
     public Results run() throws Exception {
         facts.put("postgresql", database.serverVersion());
         database.recreate();
-        measureBaseline();
-        try (ServiceProcess idempotent = start(true, "b-d", WITHOUT_REDIS)) {
-            for (int clients : settings.clientCounts()) {
-                measure("b", idempotent, clients, HttpBenchmark::freshKey);
-            }
+        try (ServiceProcess plain = start(false, "a", WITHOUT_REDIS);
+                ServiceProcess idempotent = start(true, "b-d", WITHOUT_REDIS)) {
+            measureFirstExecutions(plain, idempotent, true);
             facts.put("b.hotUpdates", database.hotUpdates());
             List<String> keys = createOrders(idempotent, REPLAY_KEYS);
             for (int clients : settings.clientCounts()) {
-                measure("c", idempotent, clients, service -> order(service,
-                        keys.get(ThreadLocalRandom.current().nextInt(keys.size()))));
+                measureInterleaved(List.of(new Profiled(driver.http("c", clients, client -> order(idempotent,
+                        keys.get(ThreadLocalRandom.current().nextInt(keys.size())))), idempotent)));
             }
-            measureStorm("d", idempotent, settings.clientCounts().getLast());
+            measureStorm("d", idempotent, settings.clientCounts().getLast(), "c");
         }
         measureRedis();
         measureTableSize();
-        return new Results(List.copyOf(measurements), facts);
+        return results();
     }
 
     /**
@@ -100,20 +108,37 @@ public final class HttpBenchmark {
     public Results runRedisOnly() throws Exception {
         facts.put("postgresql", database.serverVersion());
         database.recreate();
-        measureBaseline();
-        try (ServiceProcess idempotent = start(true, "b", WITHOUT_REDIS)) {
-            for (int clients : settings.clientCounts()) {
-                measure("b", idempotent, clients, HttpBenchmark::freshKey);
-            }
+        try (ServiceProcess plain = start(false, "a", WITHOUT_REDIS);
+                ServiceProcess idempotent = start(true, "b", WITHOUT_REDIS)) {
+            measureFirstExecutions(plain, idempotent, false);
         }
         measureRedis();
-        return new Results(List.copyOf(measurements), facts);
+        return results();
     }
 
-    private void measureBaseline() throws Exception {
-        try (ServiceProcess plain = start(false, "a", WITHOUT_REDIS)) {
+    private Results results() {
+        return new Results(List.copyOf(measurements), new LinkedHashMap<>(profiles), facts);
+    }
+
+    /**
+     * (a) and (b) at every client count, their rounds interleaved so that a drift of the machine (autovacuum, a
+     * checkpoint, a growing table) weighs on both alike; with {@code floor}, the database's floor
+     * ({@link DatabaseFloor}) too, in the same rounds, at every client count but one.
+     */
+    private void measureFirstExecutions(ServiceProcess plain, ServiceProcess idempotent, boolean floor)
+            throws Exception {
+        try (DatabaseFloor raw = new DatabaseFloor(database.url(), ServiceProcess.POOL_SIZE)) {
             for (int clients : settings.clientCounts()) {
-                measure("a", plain, clients, HttpBenchmark::freshKey);
+                List<Profiled> groups = new ArrayList<>(List.of(
+                        new Profiled(driver.http("a", clients, client -> freshKey(plain)), plain),
+                        new Profiled(driver.http("b", clients, client -> freshKey(idempotent)), idempotent)));
+                if (floor && clients > 1) {
+                    for (DatabaseFloor.Transaction transaction : DatabaseFloor.Transaction.values()) {
+                        groups.add(new Profiled(new LoadDriver.Group(transaction.scenario(), clients,
+                                raw.work(transaction)), null));
+                    }
+                }
+                measureInterleaved(groups);
             }
         }
     }
@@ -138,7 +163,7 @@ public final class HttpBenchmark {
                 measure("h", second, clients, service -> order(service,
                         keys.get(ThreadLocalRandom.current().nextInt(keys.size()))));
             }
-            measureStorm("i", first, settings.clientCounts().getLast());
+            measureStorm("i", first, settings.clientCounts().getLast(), "h");
         }
     }
 
@@ -156,7 +181,7 @@ public final class HttpBenchmark {
                 properties, serviceLog.getFileName());
         ServiceProcess service = ServiceProcess.start(serviceJar, database.url(), idempotency, properties,
                 serviceLog);
-        driver.run(warmUp, List.of(new LoadDriver.Group("warm-up", 16, client -> freshKey(service))));
+        driver.run(warmUp, List.of(driver.http("warm-up", 16, client -> freshKey(service))));
         return service;
     }
 
@@ -174,28 +199,81 @@ public final class HttpBenchmark {
                 .build();
     }
 
+    /**
+     * A group to measure, and the service it loads, which is profiled in one more round after the measured ones at
+     * every client count but one; {@code null} for load that is not the service's, or that is not profiled.
+     */
+    private record Profiled(LoadDriver.Group group, @Nullable ServiceProcess service) {
+    }
+
+    private Measurement measure(String scenario, ServiceProcess service, int clients, RequestFor requests)
+            throws Exception {
+        return measure(scenario, service, clients, requests, settings.warmUp());
+    }
+
+    private Measurement measure(String scenario, ServiceProcess service, int clients, RequestFor requests,
+            Duration warmUp) throws Exception {
+        return measureInterleaved(List.of(new Profiled(driver.http(scenario, clients,
+                client -> requests.next(service)), null)), warmUp).getFirst();
+    }
+
     @FunctionalInterface
     private interface RequestFor {
         HttpRequest next(ServiceProcess service);
     }
 
-    private Measurement measure(String scenario, ServiceProcess service, int clients, RequestFor requests)
-            throws Exception {
-        List<LoadDriver.Group> groups = List.of(new LoadDriver.Group(scenario, clients,
-                client -> requests.next(service)));
-        log.info("Scenario {} with {} clients: warming up for {}", scenario, clients, settings.warmUp());
-        driver.run(settings.warmUp(), groups);
-        List<Measurement.Round> rounds = new ArrayList<>();
-        for (int round = 1; round <= settings.rounds(); round++) {
-            LoadDriver.GroupResult result = driver.run(settings.round(), groups).getFirst();
-            log.info("Scenario {} with {} clients, round {}: {} req/s, p50 {} ms, p99 {} ms, statuses {}", scenario,
-                    clients, round, Math.round(result.throughput()), result.p50Millis(), result.p99Millis(),
-                    result.statuses());
-            rounds.add(Measurement.round(result));
+    /**
+     * Warms every group up, then runs the rounds, in each round every group alone in turn: round 1 of each, then
+     * round 2 of each, and so on. Each round also counts PostgreSQL's CPU time.
+     */
+    private List<Measurement> measureInterleaved(List<Profiled> groups) throws Exception {
+        return measureInterleaved(groups, settings.warmUp());
+    }
+
+    private List<Measurement> measureInterleaved(List<Profiled> groups, Duration warmUp) throws Exception {
+        List<List<Measurement.Round>> rounds = new ArrayList<>();
+        for (Profiled profiled : groups) {
+            LoadDriver.Group group = profiled.group();
+            log.info("Scenario {} with {} clients: warming up for {}", group.name(), group.clients(), warmUp);
+            driver.run(warmUp, List.of(group));
+            rounds.add(new ArrayList<>());
         }
-        Measurement measurement = new Measurement(scenario, clients, rounds);
-        measurements.add(measurement);
-        return measurement;
+        for (int round = 1; round <= settings.rounds(); round++) {
+            for (int g = 0; g < groups.size(); g++) {
+                LoadDriver.Group group = groups.get(g).group();
+                long databaseTicks = ProcessCpu.postgresTicks();
+                LoadDriver.GroupResult result = driver.run(settings.round(), List.of(group)).getFirst();
+                Measurement.Round measured = Measurement.round(result, ProcessCpu.postgresTicks() - databaseTicks);
+                log.info("Scenario {} with {} clients, round {}: {} req/s, p50 {} ms, p99 {} ms, database {} ms/request,"
+                        + " statuses {}", group.name(), group.clients(), round, Math.round(result.throughput()),
+                        result.p50Millis(), result.p99Millis(), measured.databaseCpuMillis(), result.statuses());
+                rounds.get(g).add(measured);
+            }
+        }
+        List<Measurement> measured = new ArrayList<>();
+        for (int g = 0; g < groups.size(); g++) {
+            LoadDriver.Group group = groups.get(g).group();
+            Measurement measurement = new Measurement(group.name(), group.clients(), rounds.get(g));
+            measurements.add(measurement);
+            measured.add(measurement);
+            ServiceProcess service = groups.get(g).service();
+            if (service != null && group.clients() > 1) {
+                profile(group, service);
+            }
+        }
+        return measured;
+    }
+
+    /** One more round of {@code group}, with the service under the flight recorder. */
+    private void profile(LoadDriver.Group group, ServiceProcess service) throws Exception {
+        String name = group.name() + "/" + group.clients();
+        ServiceProfile.Recording recording = ServiceProfile.start(service,
+                workDir.resolve("profile-" + group.name() + "-" + group.clients() + ".jfr"));
+        LoadDriver.GroupResult result = driver.run(settings.round(), List.of(group)).getFirst();
+        ServiceProfile profile = recording.stop(result.requests());
+        log.info("Profile {}: {} ms CPU and {} bytes allocated per request, young pauses {}", name,
+                profile.cpuMillisPerRequest(), Math.round(profile.allocatedBytesPerRequest()), profile.youngPauses());
+        profiles.put(name, profile);
     }
 
     /** Creates an order for each of {@code count} new keys, so that scenario (c) can replay them. */
@@ -211,27 +289,41 @@ public final class HttpBenchmark {
         return keys;
     }
 
-    private void measureStorm(String scenario, ServiceProcess service, int others) throws Exception {
+    /**
+     * The storm, open loop: duplicates arrive at a fixed rate on one key (a new one every 250 ms, so a first
+     * execution is always in flight), whatever the answers, while {@code others} clients send fresh keys closed
+     * loop. The other clients' p99 is then compared with theirs without the storm (scenario b at as many clients, on
+     * the same instance): what a storm costs everyone else. The rate is {@value #STORM_RATE} a second, or a quarter
+     * of the replays a second the instance answered in {@code replays} (at as many clients) if that is less: a storm
+     * beyond what the machine can answer measures the overload, not the storm.
+     */
+    private void measureStorm(String scenario, ServiceProcess service, int others, String replays) throws Exception {
+        double capacity = measurements.stream().filter(m -> m.scenario().equals(replays) && m.clients() == others)
+                .mapToDouble(Measurement::medianThroughput).findFirst().orElseThrow();
+        int rate = (int) Math.min(STORM_RATE, Math.round(STORM_SHARE * capacity));
+        facts.put(scenario + ".stormRate", rate);
         long start = System.nanoTime();
         String prefix = UUID.randomUUID().toString();
-        LoadDriver.Group storm = new LoadDriver.Group("storm", STORM_CLIENTS, client -> order(service,
-                prefix + "-" + (System.nanoTime() - start) / 250_000_000L));
-        LoadDriver.Group fresh = new LoadDriver.Group(scenario, others, client -> freshKey(service));
-        log.info("Scenario {}: {} storm clients on one key, {} clients with fresh keys", scenario, STORM_CLIENTS,
-                others);
-        driver.run(settings.warmUp(), List.of(storm, fresh));
+        LoadDriver.Requests storm = sent -> order(service, prefix + "-" + (System.nanoTime() - start) / 250_000_000L);
+        List<LoadDriver.Group> fresh = List.of(driver.http(scenario, others, client -> freshKey(service)));
+        log.info("Scenario {}: {} duplicates/s on one key, {} clients with fresh keys", scenario, rate, others);
+        LoadDriver.OpenLoop warmUp = driver.openLoop(rate, storm);
+        driver.run(settings.warmUp(), fresh);
+        warmUp.stop();
         List<Measurement.Round> freshRounds = new ArrayList<>();
         List<Measurement.Round> stormRounds = new ArrayList<>();
         for (int round = 1; round <= settings.rounds(); round++) {
-            List<LoadDriver.GroupResult> results = driver.run(settings.round(), List.of(storm, fresh));
-            log.info("Scenario {}, round {}: others {} req/s p99 {} ms; storm {} req/s, statuses {}", scenario,
-                    round, Math.round(results.get(1).throughput()), results.get(1).p99Millis(),
-                    Math.round(results.get(0).throughput()), results.get(0).statuses());
-            stormRounds.add(Measurement.round(results.get(0)));
-            freshRounds.add(Measurement.round(results.get(1)));
+            LoadDriver.OpenLoop duplicates = driver.openLoop(rate, storm);
+            LoadDriver.GroupResult result = driver.run(settings.round(), fresh).getFirst();
+            Measurement.Round stormRound = Measurement.round(duplicates.stop());
+            log.info("Scenario {}, round {}: others {} req/s p99 {} ms; storm {} req/s p99 {} ms, statuses {}",
+                    scenario, round, Math.round(result.throughput()), result.p99Millis(),
+                    Math.round(stormRound.throughput()), stormRound.p99Millis(), stormRound.statuses());
+            stormRounds.add(stormRound);
+            freshRounds.add(Measurement.round(result));
         }
         measurements.add(new Measurement(scenario, others, freshRounds));
-        measurements.add(new Measurement(scenario + "-storm", STORM_CLIENTS, stormRounds));
+        measurements.add(new Measurement(scenario + "-storm", rate, stormRounds));
     }
 
     private void measureTableSize() throws Exception {
@@ -242,13 +334,15 @@ public final class HttpBenchmark {
             database.truncate();
             database.seedRecords(10_000);
             facts.put("e.small.records", database.records());
-            measure("e-10k", service, clients, HttpBenchmark::freshKey);
+            // A longer warm-up: the first seconds on a table just emptied and seeded run slow (autovacuum after the
+            // truncation), and would otherwise decide the ratio.
+            measure("e-10k", service, clients, HttpBenchmark::freshKey, settings.warmUp().multipliedBy(3));
             log.info("Seeding {} records", settings.largeTable());
             long seeding = System.nanoTime();
             database.seedRecords(settings.largeTable());
             facts.put("e.large.seedSeconds", (System.nanoTime() - seeding) / 1e9);
             facts.put("e.large.records", database.records());
-            measure("e-large", service, clients, HttpBenchmark::freshKey);
+            measure("e-large", service, clients, HttpBenchmark::freshKey, settings.warmUp().multipliedBy(3));
         }
     }
 }

@@ -15,9 +15,9 @@ import java.util.concurrent.Semaphore;
 import org.HdrHistogram.Histogram;
 
 /**
- * A load driver. Closed loop ({@link #run}): each client sends its next request as soon as the previous answer
- * arrived, for a fixed time. Open loop ({@link #openLoop}): requests leave at a fixed rate whatever the answers, as
- * a service's users send them. Latencies go into an HdrHistogram per group, in microseconds.
+ * A load driver. Closed loop ({@link #run}): each client sends its next request (or does its next piece of
+ * {@link Work}) as soon as the previous one ended, for a fixed time. Open loop ({@link #openLoop}): requests leave at
+ * a fixed rate whatever the answers, as a service's users send them. Latencies go into an HdrHistogram per group, in microseconds.
  */
 final class LoadDriver {
 
@@ -27,8 +27,14 @@ final class LoadDriver {
         HttpRequest next(int client);
     }
 
-    /** A group of clients sending the same kind of request. */
-    record Group(String name, int clients, Requests requests) {
+    /** One call of client {@code client}, whatever it sends; returns its status (an HTTP status, or 201 for done). */
+    @FunctionalInterface
+    interface Work {
+        int call(int client) throws Exception;
+    }
+
+    /** A group of clients doing the same kind of work. */
+    record Group(String name, int clients, Work work) {
     }
 
     /** What one group did in one round. */
@@ -51,6 +57,12 @@ final class LoadDriver {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
 
+    /** A group of clients each sending the requests {@code requests} builds, one after the other. */
+    Group http(String name, int clients, Requests requests) {
+        return new Group(name, clients, client -> http.send(requests.next(client),
+                HttpResponse.BodyHandlers.discarding()).statusCode());
+    }
+
     /** Runs every group at once for {@code duration}; returns one result per group, in order. */
     List<GroupResult> run(Duration duration, List<Group> groups) throws Exception {
         long start = System.nanoTime();
@@ -61,7 +73,7 @@ final class LoadDriver {
                 List<Future<ClientResult>> clients = new ArrayList<>();
                 for (int client = 0; client < group.clients(); client++) {
                     int index = client;
-                    clients.add(threads.submit(() -> runClient(group.requests(), index, end)));
+                    clients.add(threads.submit(() -> runClient(group.work(), index, end)));
                 }
                 futures.add(clients);
             }
@@ -182,16 +194,15 @@ final class LoadDriver {
     private record ClientResult(long requests, Histogram latencies, Map<Integer, Long> statuses) {
     }
 
-    private ClientResult runClient(Requests requests, int client, long end) {
+    private static ClientResult runClient(Work work, int client, long end) {
         Histogram latencies = new Histogram(3_600_000_000L, 3);
         Map<Integer, Long> statuses = new TreeMap<>();
         long count = 0;
         while (System.nanoTime() < end) {
-            HttpRequest request = requests.next(client);
             long sent = System.nanoTime();
             int status;
             try {
-                status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+                status = work.call(client);
             } catch (Exception e) {
                 status = -1;
             }

@@ -3,7 +3,10 @@ package dev.onceonly.benchmarks.http;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
+import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One scenario at one number of clients, over several rounds: the rounds' throughput and latency, and their
@@ -20,12 +23,28 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
      * @param p50Millis median latency
      * @param p99Millis 99th percentile latency
      * @param statuses responses by HTTP status (-1: no response)
+     * @param databaseCpuMillis PostgreSQL's CPU time (all its processes) per request, or {@code null} where the
+     *     database served other work at the same time
      */
-    public record Round(double throughput, double p50Millis, double p99Millis, Map<Integer, Long> statuses) {
+    public record Round(double throughput, double p50Millis, double p99Millis, Map<Integer, Long> statuses,
+            @Nullable Double databaseCpuMillis) {
+    }
+
+    static Round round(LoadDriver.GroupResult result, long databaseCpuTicks) {
+        return new Round(result.throughput(), result.p50Millis(), result.p99Millis(), result.statuses(),
+                ProcessCpu.millis(databaseCpuTicks) / result.requests());
     }
 
     static Round round(LoadDriver.GroupResult result) {
-        return new Round(result.throughput(), result.p50Millis(), result.p99Millis(), result.statuses());
+        return new Round(result.throughput(), result.p50Millis(), result.p99Millis(), result.statuses(), null);
+    }
+
+    /** An open-loop run as one round: its latencies count from when each request was due. */
+    static Round round(LoadDriver.OpenLoop.Result result) {
+        Histogram all = new Histogram(3_600_000_000L, 3);
+        result.seconds().forEach(all::add);
+        return new Round(result.requests() / result.elapsedSeconds(), all.getValueAtPercentile(50) / 1000.0,
+                all.getValueAtPercentile(99) / 1000.0, result.statuses(), null);
     }
 
     public double medianThroughput() {
@@ -42,6 +61,12 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
 
     public double medianP50() {
         return median(rounds.stream().map(Round::p50Millis).toList());
+    }
+
+    /** The median round's database CPU per request, if measured. */
+    public @Nullable Double medianDatabaseCpuMillis() {
+        List<Double> measured = rounds.stream().map(Round::databaseCpuMillis).filter(Objects::nonNull).toList();
+        return measured.isEmpty() ? null : median(measured);
     }
 
     public double medianP99() {

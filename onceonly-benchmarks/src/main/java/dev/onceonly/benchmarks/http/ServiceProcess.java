@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,6 +16,9 @@ import java.util.concurrent.TimeUnit;
 
 /** The reference service as a process of its own, on the benchmark database, started and stopped per scenario. */
 final class ServiceProcess implements AutoCloseable {
+
+    /** The service's connection pool, which the database floor uses too. */
+    static final int POOL_SIZE = 16;
 
     private final Process process;
     private final int port;
@@ -36,7 +40,7 @@ final class ServiceProcess implements AutoCloseable {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(),
                 "--server.port=" + port,
                 "--spring.datasource.url=" + jdbcUrl,
-                "--spring.datasource.hikari.maximum-pool-size=16",
+                "--spring.datasource.hikari.maximum-pool-size=" + POOL_SIZE,
                 "--onceonly.enabled=" + idempotency,
                 "--logging.level.root=WARN"));
         properties.forEach(property -> command.add("--" + property));
@@ -44,6 +48,23 @@ final class ServiceProcess implements AutoCloseable {
         ServiceProcess service = new ServiceProcess(process, port);
         service.awaitHealthy(Duration.ofSeconds(120));
         return service;
+    }
+
+    /** The CPU time the service's process used so far, all threads, in clock ticks. */
+    long cpuTicks() throws IOException {
+        return ProcessCpu.ticks(process.pid());
+    }
+
+    /** Runs a diagnostic command in the service's JVM, such as {@code JFR.start}. */
+    void jcmd(String... command) throws Exception {
+        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(process.pid())));
+        line.addAll(List.of(command));
+        Process jcmd = new ProcessBuilder(line).redirectErrorStream(true).start();
+        String output = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (jcmd.waitFor() != 0) {
+            throw new IllegalStateException("jcmd " + String.join(" ", command) + " failed: " + output);
+        }
     }
 
     URI uri(String path) {

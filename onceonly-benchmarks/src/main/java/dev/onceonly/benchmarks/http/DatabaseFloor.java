@@ -1,0 +1,209 @@
+package dev.onceonly.benchmarks.http;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The database's floor: what the service's transactions cost PostgreSQL with no Java path in front of them. A plain
+ * JDBC loop on the service's tables and pool size (16, HikariCP) runs the statements of (a), an order insert that
+ * commits on its own, and of (b), a first execution as OnceOnly sends it, so that the report can set the HTTP ratio
+ * b/a beside the raw one. The statements are the reference service's ({@code OrderService}) and the store's
+ * ({@code PostgresDialect}), written out here: a change to either must change them here too.
+ *
+ * <p>Besides OnceOnly's own claim, two other ways to bound the claim's lock wait are measured, so that what the
+ * bound costs is a figure: the {@code SET LOCAL lock_timeout} pair around the insert that the store sent before
+ * (two statements more), and no bound at all (what an implementation that lets duplicates wait for as long as the
+ * first attempt's transaction runs would send).
+ */
+final class DatabaseFloor implements AutoCloseable {
+
+    /** One transaction the loop runs. */
+    enum Transaction {
+        /** (a): the order insert, committed on its own. */
+        ORDER_ONLY("floor-a", "order insert, auto-commit"),
+        /** (b) as the store sends it: the claim bounds its own lock wait (set_config in the statement). */
+        FIRST_EXECUTION("floor-b", "claim (lock bound inside the statement), order insert, completion, commit"),
+        /** (b) with the claim's bound as the store set it before: SET LOCAL before and after, in one round trip. */
+        FIRST_EXECUTION_SET_LOCAL("floor-b-set-local", "claim between SET LOCAL lock_timeout and its reset"),
+        /** (b) with no lock bound on the claim. */
+        FIRST_EXECUTION_UNBOUNDED("floor-b-unbounded", "claim without a lock bound");
+
+        private final String scenario;
+        private final String description;
+
+        Transaction(String scenario, String description) {
+            this.scenario = scenario;
+            this.description = description;
+        }
+
+        String scenario() {
+            return scenario;
+        }
+
+        String description() {
+            return description;
+        }
+    }
+
+    private static final String OWNER = "bench/floor";
+    /** The reference service's lease and the engine's default retention of a success. */
+    private static final Duration LEASE = Duration.ofSeconds(10);
+    private static final Duration RETENTION = Duration.ofHours(24);
+    private static final String OPERATION = "create-order";
+    private static final String ORDER_INSERT = "INSERT INTO orders (owner, order_no, sku_id, quantity, amount,"
+            + " currency, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING \"id\"";
+    private static final String CLAIM = "INSERT INTO onceonly_record (owner, operation, idem_key, fingerprint, state,"
+            + " attempt, lease_expires_at, created_at, updated_at, expires_at)"
+            + " VALUES (?, ?, ?, ?, 'PROCESSING', 1, ?, ?, ?, ?)"
+            + " ON CONFLICT (owner, operation, idem_key) DO NOTHING";
+    /** The engine's default lock wait (its wait timeout, 1 s), rounded down to a power of two as the store does. */
+    private static final String LOCK_WAIT = "512ms";
+    private static final String CLAIM_SET_LOCAL = "SET LOCAL lock_timeout = '" + LOCK_WAIT + "'; " + CLAIM
+            + "; SET LOCAL lock_timeout = DEFAULT";
+    private static final String CLAIM_BOUNDED = "WITH bound AS MATERIALIZED (SELECT current_setting('lock_timeout')"
+            + " AS previous, set_config('lock_timeout', '" + LOCK_WAIT + "', true) AS applied),"
+            + " changed AS (INSERT INTO onceonly_record (owner, operation, idem_key, fingerprint, state,"
+            + " attempt, lease_expires_at, created_at, updated_at, expires_at)"
+            + " SELECT ?, ?, ?, ?, 'PROCESSING', 1, ?, ?, ?, ? FROM bound"
+            + " ON CONFLICT (owner, operation, idem_key) DO NOTHING RETURNING 1)"
+            + " SELECT result.count, set_config('lock_timeout', bound.previous, true)"
+            + " FROM bound, (SELECT count(*) AS count FROM changed) result";
+    private static final String COMPLETE = "UPDATE onceonly_record SET state = ?, lease_expires_at = NULL,"
+            + " http_status = ?, response_headers = ?, response_body = ?, resource_id = ?, updated_at = ?,"
+            + " expires_at = ? WHERE owner = ? AND operation = ? AND idem_key = ?"
+            + " AND state = 'PROCESSING' AND attempt = ? AND created_at = ?";
+
+    private final HikariDataSource pool;
+
+    DatabaseFloor(String jdbcUrl, int poolSize) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setMaximumPoolSize(poolSize);
+        config.setMinimumIdle(poolSize);
+        config.setPoolName("floor");
+        pool = new HikariDataSource(config);
+    }
+
+    /** Load-driver work that runs {@code transaction} once per call and answers 201, as the endpoint does. */
+    LoadDriver.Work work(Transaction transaction) {
+        return client -> {
+            try (Connection connection = pool.getConnection()) {
+                if (transaction == Transaction.ORDER_ONLY) {
+                    insertOrder(connection);
+                } else {
+                    firstExecution(connection, transaction);
+                }
+            }
+            return 201;
+        };
+    }
+
+    private static long insertOrder(Connection connection) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(ORDER_INSERT)) {
+            insert.setString(1, OWNER);
+            insert.setString(2, UUID.randomUUID().toString().replace("-", ""));
+            insert.setLong(3, 42);
+            insert.setInt(4, 2);
+            insert.setLong(5, 2500);
+            insert.setString(6, "EUR");
+            insert.setString(7, "PENDING_PAYMENT");
+            insert.setObject(8, utc(Instant.now().truncatedTo(ChronoUnit.MICROS)));
+            try (ResultSet id = insert.executeQuery()) {
+                id.next();
+                return id.getLong(1);
+            }
+        }
+    }
+
+    private static void firstExecution(Connection connection, Transaction transaction) throws SQLException {
+        connection.setAutoCommit(false);
+        try {
+            String key = UUID.randomUUID().toString();
+            Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
+            // As the store keeps it for a success: the claim's expiry, unchanged, so that the completion is an
+            // update in place (HOT).
+            Instant expiresAt = now.plus(LEASE).plus(RETENTION);
+            claim(connection, transaction, key, now, expiresAt);
+            long orderId = insertOrder(connection);
+            complete(connection, key, orderId, now, expiresAt);
+            connection.commit();
+        } catch (SQLException e) {
+            connection.rollback();
+            throw e;
+        } finally {
+            connection.setAutoCommit(true);
+        }
+    }
+
+    private static void claim(Connection connection, Transaction transaction, String key, Instant now,
+            Instant expiresAt) throws SQLException {
+        String sql = switch (transaction) {
+            case FIRST_EXECUTION -> CLAIM_BOUNDED;
+            case FIRST_EXECUTION_SET_LOCAL -> CLAIM_SET_LOCAL;
+            case FIRST_EXECUTION_UNBOUNDED -> CLAIM;
+            case ORDER_ONLY -> throw new IllegalArgumentException("no claim in " + transaction);
+        };
+        try (PreparedStatement claim = connection.prepareStatement(sql)) {
+            byte[] fingerprint = new byte[32];
+            ThreadLocalRandom.current().nextBytes(fingerprint);
+            claim.setString(1, OWNER);
+            claim.setString(2, OPERATION);
+            claim.setString(3, key);
+            claim.setBytes(4, fingerprint);
+            claim.setObject(5, utc(now.plus(LEASE)));
+            claim.setObject(6, utc(now));
+            claim.setObject(7, utc(now));
+            claim.setObject(8, utc(expiresAt));
+            claim.execute();
+        }
+    }
+
+    private static void complete(Connection connection, String key, long orderId, Instant now, Instant expiresAt)
+            throws SQLException {
+        try (PreparedStatement complete = connection.prepareStatement(COMPLETE)) {
+            complete.setString(1, "SUCCEEDED");
+            complete.setInt(2, 201);
+            complete.setString(3, "Content-Type: application/json\nLocation: /api/orders/" + orderId + "\n");
+            complete.setBytes(4, ("{\"orderId\":" + orderId + ",\"orderNo\":\"" + key.substring(0, 12)
+                    + "\",\"status\":\"PENDING_PAYMENT\"}").getBytes(StandardCharsets.UTF_8));
+            complete.setString(5, Long.toString(orderId));
+            complete.setObject(6, utc(now));
+            complete.setObject(7, utc(expiresAt));
+            complete.setString(8, OWNER);
+            complete.setString(9, OPERATION);
+            complete.setString(10, key);
+            complete.setInt(11, 1);
+            complete.setObject(12, utc(now));
+            if (complete.executeUpdate() != 1) {
+                throw new IllegalStateException("the completion found no claim");
+            }
+        }
+    }
+
+    private static OffsetDateTime utc(Instant instant) {
+        return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+    }
+
+    /** The transactions measured, baseline first. */
+    static List<Transaction> transactions() {
+        return List.of(Transaction.values());
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+}

@@ -1,0 +1,58 @@
+package dev.onceonly.benchmarks.http;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** CPU time used by processes on this machine, read from Linux's {@code /proc}, in clock ticks. */
+final class ProcessCpu {
+
+    /** {@code USER_HZ}: 100 ticks a second on Linux. */
+    private static final double MILLIS_PER_TICK = 10.0;
+
+    private ProcessCpu() {
+    }
+
+    /** What process {@code pid} used so far, all its threads. */
+    static long ticks(long pid) throws IOException {
+        return ticks(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
+    }
+
+    /**
+     * What every PostgreSQL process used so far (backends, WAL writer, checkpointer, autovacuum): what the database
+     * spends on a workload.
+     */
+    static long postgresTicks() throws IOException {
+        long ticks = 0;
+        try (DirectoryStream<Path> processes = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+            for (Path process : processes) {
+                String stat;
+                try {
+                    stat = Files.readString(process.resolve("stat"));
+                } catch (IOException exited) {
+                    continue;
+                }
+                if (command(stat).equals("postgres")) {
+                    ticks += ticks(stat);
+                }
+            }
+        }
+        return ticks;
+    }
+
+    static double millis(long ticks) {
+        return ticks * MILLIS_PER_TICK;
+    }
+
+    /** The command name, in parentheses; it may hold spaces and parentheses of its own. */
+    private static String command(String stat) {
+        return stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    }
+
+    /** utime plus stime, the 12th and 13th fields after the command name. */
+    private static long ticks(String stat) {
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    }
+}

@@ -1,0 +1,236 @@
+package dev.onceonly.benchmarks.http;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedStackTrace;
+import jdk.jfr.consumer.RecordingFile;
+
+/**
+ * A JDK Flight Recorder profile of the service while it serves one round of a scenario: CPU per request by component
+ * (the process's CPU time, split by JFR's execution samples), bytes allocated per request by component (JFR's
+ * allocation samples, whose weights add up to what was allocated), and the young collections' pauses.
+ *
+ * <p>A sample goes to the component of the innermost frame that belongs to a framework or to OnceOnly; the libraries
+ * a frame calls (Jackson, the JDBC driver, the JDK) count for OnceOnly when OnceOnly called them, and as themselves
+ * when a framework did: the fingerprint's JSON parsing is the fingerprint's, the handler's request body is JSON's.
+ *
+ * @param requests the requests served while recording
+ * @param cpuMillisPerRequest the service process's CPU time (all threads: also GC and JIT) per request
+ * @param cpu the share of the execution samples by component
+ * @param allocatedBytesPerRequest bytes allocated per request, all threads (their allocation counters)
+ * @param allocated bytes allocated per request by component, estimated from the allocation samples
+ * @param youngPauses the young collections' pauses, in milliseconds
+ */
+public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<String, Double> cpu,
+        double allocatedBytesPerRequest, Map<String, Double> allocated, Pauses youngPauses) {
+
+    /**
+     * @param count young collections while recording
+     * @param meanMillis their mean pause
+     * @param maxMillis their longest pause
+     */
+    public record Pauses(int count, double meanMillis, double maxMillis) {
+    }
+
+    /**
+     * A virtual thread's stack, copied to the heap when it parks (on every database round trip): counted apart,
+     * since it grows with the round trips and the stack's depth, not with any one component's work.
+     */
+    private static final String VIRTUAL_THREADS = "virtual threads (stacks saved on park)";
+
+    /** The components, in the order the report shows them. */
+    public static final List<String> COMPONENTS = List.of("OnceOnly: filter and response capture", "OnceOnly: body caching",
+            "OnceOnly: fingerprint", "OnceOnly: engine", "OnceOnly: store", "application", "JSON (Jackson)",
+            "JDBC driver and pool", "Spring", "Spring Security", "Tomcat (HTTP)", "metrics and logging",
+            VIRTUAL_THREADS, "JDK and other");
+
+    /** A recording in progress. */
+    static final class Recording {
+
+        private final ServiceProcess service;
+        private final Path file;
+        private final long cpuTicksAtStart;
+
+        private Recording(ServiceProcess service, Path file) throws IOException {
+            this.service = service;
+            this.file = file;
+            this.cpuTicksAtStart = service.cpuTicks();
+        }
+
+        /** Stops the recording; {@code requests} is how many requests the service served meanwhile. */
+        ServiceProfile stop(long requests) throws Exception {
+            long cpuTicks = service.cpuTicks() - cpuTicksAtStart;
+            service.jcmd("JFR.stop", "name=onceonly-benchmark", "filename=" + file);
+            return read(file, requests, cpuTicks);
+        }
+    }
+
+    /** Starts recording with the JDK's {@code profile} settings. */
+    static Recording start(ServiceProcess service, Path file) throws Exception {
+        Files.deleteIfExists(file);
+        Recording recording = new Recording(service, file);
+        service.jcmd("JFR.start", "name=onceonly-benchmark", "settings=profile");
+        return recording;
+    }
+
+    /**
+     * Reads a recording. Allocation is counted exactly by each thread's allocation counter, which JFR records at the
+     * start and the end of the recording; allocation samples only split it by component. A sample weighs what its
+     * thread allocated since that thread's previous sample, and a thread's first sample in a recording also weighs
+     * what it allocated before the recording started: a weight more than ten times the median counts as the median.
+     */
+    static ServiceProfile read(Path file, long requests, long cpuTicks) throws IOException {
+        Map<String, Double> samples = zeroes();
+        List<Map.Entry<String, Double>> allocationSamples = new ArrayList<>();
+        Map<Long, long[]> allocatedByThread = new HashMap<>();
+        double sampleCount = 0;
+        int pauses = 0;
+        double pauseSum = 0;
+        double pauseMax = 0;
+        for (RecordedEvent event : RecordingFile.readAllEvents(file)) {
+            switch (event.getEventType().getName()) {
+                case "jdk.ExecutionSample" -> {
+                    samples.merge(component(event.getStackTrace()), 1.0, Double::sum);
+                    sampleCount++;
+                }
+                case "jdk.ObjectAllocationSample" -> allocationSamples.add(Map.entry(component(event.getStackTrace()),
+                        (double) event.getLong("weight")));
+                case "jdk.ThreadAllocationStatistics" -> {
+                    long allocated = event.getLong("allocated");
+                    allocatedByThread.merge(event.getThread("thread").getId(), new long[] {allocated, allocated},
+                            (first, last) -> new long[] {first[0], last[1]});
+                }
+                case "jdk.GarbageCollection" -> {
+                    if (event.getString("name").equals("G1New")) {
+                        double pause = toMillis(event.getDuration("longestPause"));
+                        pauses++;
+                        pauseSum += pause;
+                        pauseMax = Math.max(pauseMax, pause);
+                    }
+                }
+                default -> {
+                    // not used
+                }
+            }
+        }
+        double total = sampleCount;
+        samples.replaceAll((component, count) -> total == 0 ? 0 : count / total);
+        double allocated = allocatedByThread.values().stream().mapToLong(span -> span[1] - span[0]).sum();
+        return new ServiceProfile(requests, ProcessCpu.millis(cpuTicks) / requests, samples, allocated / requests,
+                split(allocationSamples, allocated / requests), new Pauses(pauses,
+                        pauses == 0 ? 0 : pauseSum / pauses, pauseMax));
+    }
+
+    /** Splits {@code perRequest} by component in proportion to the allocation samples' (capped) weights. */
+    private static Map<String, Double> split(List<Map.Entry<String, Double>> allocationSamples, double perRequest) {
+        Map<String, Double> bytes = zeroes();
+        if (allocationSamples.isEmpty()) {
+            return bytes;
+        }
+        double[] weights = allocationSamples.stream().mapToDouble(Map.Entry::getValue).sorted().toArray();
+        double cap = 10 * weights[weights.length / 2];
+        double sum = 0;
+        for (Map.Entry<String, Double> sample : allocationSamples) {
+            double weight = Math.min(cap, sample.getValue());
+            bytes.merge(sample.getKey(), weight, Double::sum);
+            sum += weight;
+        }
+        double scale = perRequest / sum;
+        bytes.replaceAll((component, weight) -> weight * scale);
+        return bytes;
+    }
+
+    private static double toMillis(Duration duration) {
+        return duration.toNanos() / 1e6;
+    }
+
+    private static Map<String, Double> zeroes() {
+        Map<String, Double> zeroes = new LinkedHashMap<>();
+        COMPONENTS.forEach(component -> zeroes.put(component, 0.0));
+        return zeroes;
+    }
+
+    /** The component a stack's work counts for; see the class comment. */
+    static String component(RecordedStackTrace stack) {
+        if (stack == null) {
+            return "JDK and other";
+        }
+        List<RecordedFrame> frames = stack.getFrames();
+        if (!frames.isEmpty() && frames.getFirst().getMethod().getType().getName()
+                .startsWith("jdk.internal.vm.Continuation")) {
+            return VIRTUAL_THREADS;
+        }
+        String library = null;
+        for (RecordedFrame frame : frames) {
+            if (!frame.isJavaFrame()) {
+                continue;
+            }
+            String type = frame.getMethod().getType().getName();
+            String owner = owner(type);
+            if (owner != null) {
+                return owner.startsWith("OnceOnly") || library == null ? owner : library;
+            }
+            if (library == null) {
+                library = library(type);
+            }
+        }
+        return library == null ? "JDK and other" : library;
+    }
+
+    /** The framework or OnceOnly component a class belongs to, or {@code null} for a library or the JDK. */
+    private static String owner(String type) {
+        if (type.startsWith("dev.onceonly.example.")) {
+            return "application";
+        }
+        if (type.startsWith("dev.onceonly.jdbc.")) {
+            return "OnceOnly: store";
+        }
+        if (type.startsWith("dev.onceonly.spring.boot.web.CachedBodyRequest")) {
+            return "OnceOnly: body caching";
+        }
+        if (type.startsWith("dev.onceonly.CanonicalJson") || type.startsWith("dev.onceonly.Fingerprint")
+                || type.startsWith("dev.onceonly.internal.Json")
+                || type.startsWith("dev.onceonly.spring.boot.web.ServletFingerprints")) {
+            return "OnceOnly: fingerprint";
+        }
+        if (type.startsWith("dev.onceonly.spring.")) {
+            return "OnceOnly: filter and response capture";
+        }
+        if (type.startsWith("dev.onceonly.")) {
+            return "OnceOnly: engine";
+        }
+        if (type.startsWith("org.springframework.security.")) {
+            return "Spring Security";
+        }
+        if (type.startsWith("org.springframework.")) {
+            return "Spring";
+        }
+        if (type.startsWith("org.apache.catalina.") || type.startsWith("org.apache.coyote.")
+                || type.startsWith("org.apache.tomcat.")) {
+            return "Tomcat (HTTP)";
+        }
+        return null;
+    }
+
+    private static String library(String type) {
+        if (type.startsWith("tools.jackson.") || type.startsWith("com.fasterxml.jackson.")) {
+            return "JSON (Jackson)";
+        }
+        if (type.startsWith("org.postgresql.") || type.startsWith("com.zaxxer.hikari.")) {
+            return "JDBC driver and pool";
+        }
+        if (type.startsWith("io.micrometer.") || type.startsWith("ch.qos.logback.") || type.startsWith("org.slf4j.")) {
+            return "metrics and logging";
+        }
+        return null;
+    }
+}
