@@ -167,9 +167,11 @@ final class Report {
         }
         md.append("\n## Profile\n\nOne more round of each scenario, under JDK Flight Recorder (`profile` settings). "
                 + "CPU is the service process's CPU time per request (all threads: also GC and JIT), split by the "
-                + "share of JFR's execution samples; allocation is the sum of JFR's allocation-sample weights per "
-                + "request. A sample counts for the innermost frame of a framework or of OnceOnly, and the "
-                + "libraries (Jackson, the JDBC driver, the JDK) count for OnceOnly where OnceOnly called them.\n\n");
+                + "share of JFR's execution samples; allocation is what the threads' allocation counters grew by, "
+                + "per request, split by JFR's allocation samples. A sample counts for the innermost frame of a "
+                + "framework or of OnceOnly, and the libraries (Jackson, the JDBC driver, the JDK) count for OnceOnly "
+                + "where OnceOnly called them; a virtual thread's stack saved to the heap when it parks (each "
+                + "database round trip) counts apart.\n\n");
         StringBuilder header = new StringBuilder("| component |");
         StringBuilder rule = new StringBuilder("| --- |");
         for (String name : profiles.keySet()) {
