@@ -309,8 +309,13 @@ public final class IdempotencyEngine {
      * without a thread and call {@link #execute} after.
      */
     public Optional<CompletionStage<Void>> attemptRunningHere(IdempotencyScope scope) {
-        CompletableFuture<Void> running = inFlight.get(settings.keyStorage.stored(scope));
-        return Optional.ofNullable(running == null ? null : running.minimalCompletionStage());
+        IdempotencyScope stored = settings.keyStorage.stored(scope);
+        CompletableFuture<Void> running = inFlight.get(stored);
+        if (running == null) {
+            return Optional.empty();
+        }
+        awaiting(stored);
+        return Optional.of(running.minimalCompletionStage());
     }
 
     /**
@@ -336,6 +341,7 @@ public final class IdempotencyEngine {
         // Only a registered call asks the store, so that whatever it claims is known here while it runs.
         for (CompletableFuture<Void> earlier = inFlight.putIfAbsent(stored, running); earlier != null;
                 earlier = inFlight.putIfAbsent(stored, running)) {
+            awaiting(stored);
             if (!awaitLocalAttempt(earlier, deadline)) {
                 // Still running here: however long it takes, its lease is this process's to renew, never a
                 // duplicate's to take over.
@@ -343,14 +349,29 @@ public final class IdempotencyEngine {
                         stored.key());
                 throw RequestInProgressException.of(stored, settings.retryAfter);
             }
+            IdempotentResult<T> awaited = records.cachedReplay(stored, fingerprint, codec);
+            if (awaited != null) {
+                return awaited;
+            }
         }
         try {
             OutcomeCache shared = settings.outcomeCache;
             return shared == null ? attemptUntilDone(stored, fingerprint, codec, work, deadline)
                     : attemptPastSharedCache(shared, stored, fingerprint, codec, work, deadline);
         } finally {
+            if (replays != null) {
+                // The outcome, if any, was kept already; a note left by a duplicate that came too late goes.
+                replays.takeAwaited(stored);
+            }
             inFlight.remove(stored, running);
             running.complete(null);
+        }
+    }
+
+    /** A duplicate waits for the attempt at {@code stored} running here: its outcome is kept in memory for it. */
+    private void awaiting(IdempotencyScope stored) {
+        if (replays != null) {
+            replays.markAwaited(stored);
         }
     }
 

@@ -141,14 +141,23 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
      * Remembers the outcome an attempt here just committed, in the shared cache only. This process's memory keeps
      * outcomes once they were replayed ({@link #rememberReplayed}): most keys are never retried, and keeping every
      * fresh outcome for the memory's time to live would keep it alive past the young collections in between, which
-     * then copy it (longer pauses) to win the rare replay a single read answers as well. Duplicates that arrive while
-     * the attempt runs here wait for it and get its outcome from it, without memory or store.
+     * then copy it (longer pauses) to win the rare replay a single read answers as well. An outcome that duplicates
+     * here wait for ({@link ReplayCache#markAwaited}) is kept too: they replay it from memory once the attempt
+     * ended, instead of asking the store one after the other.
      */
     void remember(IdempotencyScope scope, Fingerprint fingerprint, StoredResponse response, Instant expiresAt) {
         // Remembering drops the scope's marker in the shared cache too: its attempt need not leave it.
         markers.remove(scope);
+        boolean awaited = replays != null && replays.takeAwaited(scope);
+        if (!awaited && shared == null) {
+            return;
+        }
+        CachedOutcome outcome = outcome(fingerprint, response, expiresAt);
+        if (awaited) {
+            replays.remember(scope, outcome);
+        }
         if (shared != null) {
-            shared.remember(scope, outcome(fingerprint, response, expiresAt));
+            shared.remember(scope, outcome);
         }
     }
 

@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -254,6 +255,53 @@ class IdempotencyEngineTest {
         cached.execute(scope, request("a"), TEXT, attempt -> order("again"));
         assertThat(cached.replayFromMemory(scope, request("a"), TEXT))
                 .contains(new IdempotentResult<>("created", true));
+    }
+
+    @Test
+    void duplicatesWaitingForAnAttemptHereReplayItsOutcomeWithoutAskingTheStore() throws Exception {
+        AtomicInteger claims = new AtomicInteger();
+        IdempotencyEngine cached = IdempotencyEngine.builder(new CountingStore(store, claims))
+                .waitTimeout(Duration.ofSeconds(30)).build();
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        int duplicates = 8;
+        List<Thread> started = new CopyOnWriteArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(duplicates + 1, task -> {
+            Thread thread = new Thread(task);
+            started.add(thread);
+            return thread;
+        });
+        try {
+            Future<IdempotentResult<String>> first = threads.submit(() -> cached.execute(scope, request("a"), TEXT,
+                    attempt -> {
+                        running.countDown();
+                        release.await();
+                        return order("created");
+                    }));
+            running.await();
+            List<Future<IdempotentResult<String>>> waiting = new ArrayList<>();
+            for (int i = 0; i < duplicates; i++) {
+                waiting.add(threads.submit(() -> cached.execute(scope, request("a"), TEXT,
+                        attempt -> order("again"))));
+            }
+            // The duplicates wait for the attempt with a time limit; the attempt itself waits without one.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (started.size() < duplicates + 1 || started.stream()
+                    .filter(thread -> thread.getState() == Thread.State.TIMED_WAITING).count() < duplicates) {
+                assertThat(System.nanoTime()).isLessThan(deadline);
+                Thread.sleep(5);
+            }
+            release.countDown();
+
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>("created", false));
+            for (Future<IdempotentResult<String>> duplicate : waiting) {
+                assertThat(duplicate.get(10, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>("created", true));
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(claims).hasValue(1);
+        assertThat(executions).hasValue(1);
     }
 
     @Test

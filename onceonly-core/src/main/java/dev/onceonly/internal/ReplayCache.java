@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -50,6 +51,8 @@ public final class ReplayCache implements OutcomeCache {
     }
 
     private final Map<IdempotencyScope, Slot> slots = new ConcurrentHashMap<>();
+    /** Scopes whose attempt running in this process has duplicates waiting for it here. */
+    private final Set<IdempotencyScope> awaited = ConcurrentHashMap.newKeySet();
     private final AtomicLong bytes = new AtomicLong();
     private final ReentrantLock putLock = new ReentrantLock();
     /** Guarded by {@link #putLock}. */
@@ -119,6 +122,21 @@ public final class ReplayCache implements OutcomeCache {
         } finally {
             putLock.unlock();
         }
+    }
+
+    /**
+     * Notes that a duplicate waits for the attempt at {@code scope} running in this process, so that its outcome is
+     * kept ({@link #takeAwaited}) for the duplicates to replay once it ended. Only the attempt's end (or its
+     * outcome) clears the note, and each attempt runs here one at a time, so the notes never outnumber the
+     * attempts running.
+     */
+    public void markAwaited(IdempotencyScope scope) {
+        awaited.add(scope);
+    }
+
+    /** Whether a duplicate waited for the attempt at {@code scope}; clears the note. */
+    public boolean takeAwaited(IdempotencyScope scope) {
+        return awaited.remove(scope);
     }
 
     /** Finished outcomes only: attempts running in this process are the engine's to know. */
