@@ -89,6 +89,9 @@ final class Report {
                     r -> r <= 1.5);
             target(md, "mean young-GC pause, first executions / without idempotency, " + clients + " clients",
                     "<= 1.00", profileRatio("b", "a", clients, p -> p.youngPauses().meanMillis()), r -> r <= 1.0);
+            target(md, "bytes a young collection copies, first executions / without idempotency, " + clients
+                    + " clients", "<= 1.00 (+10 % for noise)", profileRatio("b", "a", clients,
+                            p -> p.youngPauses().meanCopiedBytes()), r -> r <= 1.1);
         }
         if (find("g", top).isPresent()) {
             md.append("\n### With Redis\n\n| target | required | measured | met |\n| --- | --- | --- | --- |\n");
@@ -196,10 +199,11 @@ final class Report {
                 p.cpuMillisPerRequest() * 1000)));
         profiles.values().forEach(p -> md.append(String.format(Locale.ROOT, " **%.1f** |",
                 p.allocatedBytesPerRequest() / 1024)));
-        md.append("\n\n| profile | requests | young collections | mean pause ms | longest pause ms |\n"
-                + "| --- | --- | --- | --- | --- |\n");
-        profiles.forEach((name, p) -> md.append(String.format(Locale.ROOT, "| %s | %d | %d | %.2f | %.2f |%n", name,
-                p.requests(), p.youngPauses().count(), p.youngPauses().meanMillis(), p.youngPauses().maxMillis())));
+        md.append("\n\n| profile | requests | young collections | mean pause ms | longest pause ms "
+                + "| MiB copied per young collection |\n| --- | --- | --- | --- | --- | --- |\n");
+        profiles.forEach((name, p) -> md.append(String.format(Locale.ROOT, "| %s | %d | %d | %.2f | %.2f | %.2f |%n",
+                name, p.requests(), p.youngPauses().count(), p.youngPauses().meanMillis(), p.youngPauses().maxMillis(),
+                p.youngPauses().meanCopiedBytes() / (1024 * 1024))));
     }
 
     String json() {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedObject;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordingFile;
 
@@ -37,8 +38,10 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
      * @param count young collections while recording
      * @param meanMillis their mean pause
      * @param maxMillis their longest pause
+     * @param meanCopiedBytes what a young collection copied on average (the young objects still alive): on a
+     *     machine whose cores the database shares, a steadier figure of what keeps objects alive than the pause
      */
-    public record Pauses(int count, double meanMillis, double maxMillis) {
+    public record Pauses(int count, double meanMillis, double maxMillis, double meanCopiedBytes) {
     }
 
     /**
@@ -96,6 +99,8 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         int pauses = 0;
         double pauseSum = 0;
         double pauseMax = 0;
+        int evacuations = 0;
+        double copied = 0;
         for (RecordedEvent event : RecordingFile.readAllEvents(file)) {
             switch (event.getEventType().getName()) {
                 case "jdk.ExecutionSample" -> {
@@ -108,6 +113,11 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
                     long allocated = event.getLong("allocated");
                     allocatedByThread.merge(event.getThread("thread").getId(), new long[] {allocated, allocated},
                             (first, last) -> new long[] {first[0], last[1]});
+                }
+                case "jdk.G1EvacuationYoungStatistics" -> {
+                    RecordedObject statistics = event.getValue("statistics");
+                    copied += statistics.getLong("used") + statistics.getLong("directAllocated");
+                    evacuations++;
                 }
                 case "jdk.GarbageCollection" -> {
                     if (event.getString("name").equals("G1New")) {
@@ -127,7 +137,7 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         double allocated = allocatedByThread.values().stream().mapToLong(span -> span[1] - span[0]).sum();
         return new ServiceProfile(requests, ProcessCpu.millis(cpuTicks) / requests, samples, allocated / requests,
                 split(allocationSamples, allocated / requests), new Pauses(pauses,
-                        pauses == 0 ? 0 : pauseSum / pauses, pauseMax));
+                        pauses == 0 ? 0 : pauseSum / pauses, pauseMax, evacuations == 0 ? 0 : copied / evacuations));
     }
 
     /** Splits {@code perRequest} by component in proportion to the allocation samples' (capped) weights. */
