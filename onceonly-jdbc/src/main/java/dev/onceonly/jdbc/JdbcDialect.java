@@ -133,8 +133,7 @@ public abstract class JdbcDialect {
 
     /**
      * A claim statement that writes (insert, take-over) as it runs with its lock wait bounded, in one round trip;
-     * unchanged by default. {@code inTransaction} tells whether the connection is inside a transaction. The result
-     * may add statements that change no rows, or be one query whose one row holds the count of rows written.
+     * unchanged by default. {@code inTransaction} tells whether the connection is inside a transaction.
      */
     protected String boundedWrite(String statement, Duration lockWait, boolean inTransaction) {
         return statement;

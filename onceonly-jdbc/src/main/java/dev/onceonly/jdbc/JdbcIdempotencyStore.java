@@ -310,20 +310,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /**
      * Runs a claim write, which a dialect may have wrapped in statements bounding its lock wait, and returns the
-     * rows it changed: the wrapping statements change none, and a wrapper that is one query answers the count as
-     * the first column of its one row.
+     * rows it changed: the wrapping statements change none.
      */
     private static int changedRows(PreparedStatement statement) throws SQLException {
         int changed = 0;
         boolean resultSet = statement.execute();
         while (true) {
-            if (resultSet) {
-                try (ResultSet count = statement.getResultSet()) {
-                    if (count.next()) {
-                        changed += count.getInt(1);
-                    }
-                }
-            } else {
+            if (!resultSet) {
                 int count = statement.getUpdateCount();
                 if (count == -1) {
                     return changed;

@@ -11,8 +11,8 @@ import java.time.ZoneOffset;
 import org.jspecify.annotations.Nullable;
 
 /**
- * PostgreSQL 12+: {@code INSERT … ON CONFLICT DO NOTHING}, {@code timestamptz}, a transaction-local
- * {@code lock_timeout} that each claim write sets and resets itself (one statement), and purge of the rows locked by
+ * PostgreSQL 12+: {@code INSERT … ON CONFLICT DO NOTHING}, {@code timestamptz}, {@code SET LOCAL lock_timeout}
+ * around the claim's writes (in the same round trip), and purge of the rows locked by
  * {@code FOR UPDATE SKIP LOCKED}. A plain {@code SELECT} never waits for a row lock, so the claim's read needs
  * no bound.
  *
@@ -98,17 +98,12 @@ public final class PostgresDialect extends JdbcDialect {
     }
 
     /**
-     * Inside a transaction: the statement itself sets {@code lock_timeout} for the transaction ({@code set_config(…,
-     * true)}, as {@code SET LOCAL} does) before it writes, and back to the value it had before once it wrote, so that
-     * the business statements that follow are not held to the claim's bound. One statement instead of {@code SET
-     * LOCAL}, the write and a second {@code SET LOCAL}: the database's CPU per first execution is the figure that
-     * limits first executions, and each statement costs a parse, a plan and an execution. The write reads the
-     * setting's row, so the bound is in force before it can wait, and the reset reads the write's count, so it runs
-     * after the write ended; its result is one row holding the count of rows written. A lock wait that runs out
-     * aborts the transaction, and with it the bound. {@code set_config} with {@code true} does nothing outside a
-     * transaction, which is why the store runs every claim in one ({@link #boundsLockWaitOnlyInTransaction}), also a
-     * claim that commits on its own: its insert could otherwise wait for another transaction's uncommitted claim for
-     * as long as that transaction lasts.
+     * Inside a transaction: {@code SET LOCAL lock_timeout} before the statement and back to the server's (role's,
+     * database's) setting after it, sent together in one round trip, so that the business statements that follow
+     * are not held to the claim's bound. A session-level {@code SET lock_timeout} is not restored. {@code SET
+     * LOCAL} does nothing outside a transaction, which is why the store runs every claim in one ({@link
+     * #boundsLockWaitOnlyInTransaction}), also a claim that commits on its own: its insert could otherwise wait
+     * for another transaction's uncommitted claim for as long as that transaction lasts.
      */
     @Override
     protected String boundedWrite(String statement, Duration lockWait, boolean inTransaction) {
@@ -118,30 +113,7 @@ public final class PostgresDialect extends JdbcDialect {
         // Rounded down to a power of two, so that the statement's text, and with it the driver's cache entry,
         // takes only a few forms; lock_timeout = 0 would mean "wait forever".
         long millis = Long.highestOneBit(Math.max(1, lockWait.toMillis()));
-        return "WITH bound AS MATERIALIZED (SELECT current_setting('lock_timeout') AS previous,"
-                + " set_config('lock_timeout', '" + millis + "ms', true) AS applied),"
-                + " written AS (" + readingTheBound(statement) + " RETURNING 1)"
-                + " SELECT result.count, set_config('lock_timeout', bound.previous, true)"
-                + " FROM bound, (SELECT count(*) AS count FROM written) result";
-    }
-
-    /**
-     * A claim write made to read the {@code bound} row: an insert's {@code VALUES (…)} becomes {@code SELECT … FROM
-     * bound}, and an update gains {@code FROM bound}. The claim writes are this class's and its parent's own
-     * statements, of exactly these two forms.
-     */
-    private static String readingTheBound(String statement) {
-        int values = statement.indexOf(" VALUES (");
-        if (statement.startsWith("INSERT ") && values > 0) {
-            int end = statement.indexOf(')', values);
-            return statement.substring(0, values) + " SELECT " + statement.substring(values + " VALUES (".length(), end)
-                    + " FROM bound" + statement.substring(end + 1);
-        }
-        int where = statement.indexOf(" WHERE ");
-        if (statement.startsWith("UPDATE ") && where > 0) {
-            return statement.substring(0, where) + " FROM bound" + statement.substring(where);
-        }
-        throw new IllegalArgumentException("not a claim write: " + statement);
+        return "SET LOCAL lock_timeout = '" + millis + "ms'; " + statement + "; SET LOCAL lock_timeout = DEFAULT";
     }
 
     @Override
