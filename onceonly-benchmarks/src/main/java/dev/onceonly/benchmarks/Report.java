@@ -128,11 +128,11 @@ final class Report {
                     format(ratio("g", "b", clients))));
         }
         md.append("\nThe floor's ways to bound the claim's lock wait, against (a)'s raw transaction:\n\n"
-                + "| clients | floor-b (bound inside the claim) | floor-b-set-local | floor-b-unbounded |\n"
+                + "| clients | floor-b (SET LOCAL around the claim, as sent) | floor-b-in-statement | floor-b-unbounded |\n"
                 + "| --- | --- | --- | --- |\n");
         for (int clients : settings.clientCounts().subList(1, settings.clientCounts().size())) {
             md.append(String.format(Locale.ROOT, "| %d | %s | %s | %s |%n", clients,
-                    format(ratio("floor-b", "floor-a", clients)), format(ratio("floor-b-set-local", "floor-a", clients)),
+                    format(ratio("floor-b", "floor-a", clients)), format(ratio("floor-b-in-statement", "floor-a", clients)),
                     format(ratio("floor-b-unbounded", "floor-a", clients))));
         }
         profiles(md);
@@ -248,7 +248,7 @@ final class Report {
             case "d-storm" -> "d: the storm itself (open loop, requests/s sent)";
             case "floor-a" -> "floor-a: raw JDBC, order insert";
             case "floor-b" -> "floor-b: raw JDBC, a first execution's statements";
-            case "floor-b-set-local" -> "floor-b-set-local: raw JDBC, claim between SET LOCAL statements";
+            case "floor-b-in-statement" -> "floor-b-in-statement: raw JDBC, claim bounding its lock wait itself";
             case "floor-b-unbounded" -> "floor-b-unbounded: raw JDBC, claim without a lock bound";
             case "e-10k" -> "e: first executions, small table";
             case "e-large" -> "e: first executions, large table";
