@@ -1,22 +1,9 @@
 package dev.onceonly;
 
-import dev.onceonly.internal.JsonNumbers;
-import dev.onceonly.internal.JsonStrings;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.List;
-import java.util.Map;
+import java.util.HashSet;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.stream.Collectors;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.JsonParser;
-import tools.jackson.core.JsonPointer;
-import tools.jackson.core.JsonToken;
-import tools.jackson.core.ObjectReadContext;
-import tools.jackson.core.exc.StreamConstraintsException;
-import tools.jackson.core.json.JsonFactory;
 
 /**
  * Canonical JSON after RFC 8785 (JSON Canonicalization Scheme), so that member order, insignificant whitespace
@@ -24,8 +11,11 @@ import tools.jackson.core.json.JsonFactory;
  *
  * <p>How it works:
  * <ol>
- *   <li>The document is parsed strictly: one value, no trailing content, no duplicate member names (I-JSON), no
- *       lone surrogates. Anything else is a {@link MalformedRequestBodyException}.</li>
+ *   <li>The document is parsed strictly: one value in well-formed UTF-8 (a leading byte order mark is
+ *       ignored), no trailing content, no duplicate member names (I-JSON), no lone surrogates, at most
+ *       {@value CanonicalJsonPass#MAX_DEPTH} levels of nesting and numbers of at most
+ *       {@value CanonicalJsonPass#MAX_NUMBER_LENGTH} characters. Anything else is a
+ *       {@link MalformedRequestBodyException}. This holds below excluded members too.</li>
  *   <li>Members named by an excluded JSON Pointer (RFC 6901) are dropped, with everything below them.</li>
  *   <li>Object members are written sorted by their names' UTF-16 code units; strings with the minimal JCS
  *       escapes; numbers in the ECMAScript form JCS prescribes ({@code 1.0}, {@code 1e0} and {@code 10E-1} are
@@ -39,15 +29,14 @@ import tools.jackson.core.json.JsonFactory;
  */
 public final class CanonicalJson {
 
-    private static final JsonFactory FACTORY = JsonFactory.builder().build();
     private static final CanonicalJson STANDARD = new CanonicalJson(Set.of());
-    /** 2^53: every integer up to it is exactly a double. */
-    private static final long MAX_EXACT_INTEGER = 1L << 53;
 
     private final Set<String> excludedPointers;
+    private final Set<String> excludedParents;
 
     private CanonicalJson(Set<String> excludedPointers) {
         this.excludedPointers = excludedPointers;
+        this.excludedParents = parentsOf(excludedPointers);
     }
 
     /** Canonicalises whole documents. */
@@ -63,192 +52,44 @@ public final class CanonicalJson {
      *     document
      */
     public static CanonicalJson excluding(Collection<String> jsonPointers) {
-        return new CanonicalJson(jsonPointers.stream().map(CanonicalJson::normalisePointer)
+        return new CanonicalJson(jsonPointers.stream().map(CanonicalJson::requirePointer)
                 .collect(Collectors.toUnmodifiableSet()));
     }
 
-    private static String normalisePointer(String pointer) {
-        JsonPointer compiled;
-        try {
-            compiled = JsonPointer.compile(pointer);
-        } catch (IllegalArgumentException e) {
-            throw IdempotencyConfigurationException.of("excluded JSON pointer", "'" + pointer
-                    + "' is not a JSON Pointer (RFC 6901), e.g. /client/requestedAt");
-        }
-        if (compiled.matches()) {
+    /** A JSON Pointer is {@code /} and a name, any number of times; {@code ~} escapes only {@code 0} and {@code 1}. */
+    private static String requirePointer(String pointer) {
+        if (pointer.isEmpty()) {
             throw IdempotencyConfigurationException.of("excluded JSON pointer", "the empty pointer would "
                     + "exclude the whole body");
         }
-        return compiled.toString();
+        boolean wellFormed = pointer.charAt(0) == '/';
+        for (int i = pointer.indexOf('~'); wellFormed && i >= 0; i = pointer.indexOf('~', i + 1)) {
+            wellFormed = i + 1 < pointer.length() && (pointer.charAt(i + 1) == '0' || pointer.charAt(i + 1) == '1');
+        }
+        if (!wellFormed) {
+            throw IdempotencyConfigurationException.of("excluded JSON pointer", "'" + pointer
+                    + "' is not a JSON Pointer (RFC 6901), e.g. /client/requestedAt");
+        }
+        return pointer;
     }
 
     /**
      * Returns the canonical UTF-8 form of a JSON document.
      *
-     * @throws MalformedRequestBodyException if {@code json} is not one well-formed JSON value
+     * @throws MalformedRequestBodyException if {@code json} is not one well-formed JSON value in UTF-8
      */
     public byte[] canonicalize(byte[] json) {
-        Object root;
-        try (JsonParser parser = FACTORY.createParser(ObjectReadContext.empty(), json)) {
-            if (parser.nextToken() == null) {
-                throw MalformedRequestBodyException.of("the body is empty", null);
-            }
-            root = readValue(parser, "");
-            if (parser.nextToken() != null) {
-                throw MalformedRequestBodyException.of("unexpected content after the JSON value at "
-                        + location(parser), null);
-            }
-        } catch (NumberFormatException | ArithmeticException e) {
-            // e.g. an exponent beyond what BigDecimal holds; the message would quote the number
-            throw MalformedRequestBodyException.of("a number is out of range", null);
-        } catch (StreamConstraintsException e) {
-            throw MalformedRequestBodyException.of("the document exceeds the parser's limits on nesting, number "
-                    + "or string length", null);
-        } catch (JacksonException e) {
-            // Jackson's own message may quote part of the body (an unquoted token), so only the position is kept.
-            throw MalformedRequestBodyException.of("syntax error at " + location(e), null);
-        }
-        StringBuilder out = new StringBuilder(json.length);
-        write(root, out);
-        return out.toString().getBytes(StandardCharsets.UTF_8);
+        return new CanonicalJsonPass(json, excludedPointers, excludedParents).canonicalize();
     }
 
-    private Object readValue(JsonParser parser, String path) {
-        JsonToken token = parser.currentToken();
-        return switch (token) {
-            case START_OBJECT -> readObject(parser, path);
-            case START_ARRAY -> readArray(parser, path);
-            case VALUE_STRING -> requireWellFormed(parser.getString(), parser);
-            case VALUE_NUMBER_INT -> new JsonNumber(integer(parser));
-            case VALUE_NUMBER_FLOAT -> new JsonNumber(JsonNumbers.canonical(parser.getDecimalValue()));
-            case VALUE_TRUE -> Boolean.TRUE;
-            case VALUE_FALSE -> Boolean.FALSE;
-            case VALUE_NULL -> JsonNull.INSTANCE;
-            default -> throw MalformedRequestBodyException.of("unexpected " + token + " at " + location(parser),
-                    null);
-        };
-    }
-
-    /** Integers a double holds exactly print as their digits in JCS; only larger ones need the general path. */
-    private static String integer(JsonParser parser) {
-        if (parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
-            long value = parser.getLongValue();
-            if (Math.abs(value) <= MAX_EXACT_INTEGER) {
-                return Long.toString(value);
+    /** Every proper prefix of the pointers, the whole document ({@code ""}) included: where paths matter. */
+    private static Set<String> parentsOf(Set<String> pointers) {
+        Set<String> parents = new HashSet<>();
+        for (String pointer : pointers) {
+            for (int slash = pointer.indexOf('/'); slash >= 0; slash = pointer.indexOf('/', slash + 1)) {
+                parents.add(pointer.substring(0, slash));
             }
         }
-        return JsonNumbers.canonical(parser.getDecimalValue());
+        return Set.copyOf(parents);
     }
-
-    private Map<String, Object> readObject(JsonParser parser, String path) {
-        Map<String, Object> members = new TreeMap<>();
-        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
-            String name = requireWellFormed(parser.currentName(), parser);
-            String memberPath = path + "/" + escapePointerSegment(name);
-            parser.nextToken();
-            if (excludedPointers.contains(memberPath)) {
-                parser.skipChildren();
-                if (members.containsKey(name)) {
-                    throw duplicateMember(name, parser);
-                }
-                members.put(name, Excluded.INSTANCE);
-                continue;
-            }
-            if (members.put(name, readValue(parser, memberPath)) != null) {
-                throw duplicateMember(name, parser);
-            }
-        }
-        members.values().removeIf(value -> value == Excluded.INSTANCE);
-        return members;
-    }
-
-    private List<Object> readArray(JsonParser parser, String path) {
-        List<Object> elements = new ArrayList<>();
-        int index = 0;
-        while (parser.nextToken() != JsonToken.END_ARRAY) {
-            String elementPath = path + "/" + index++;
-            if (excludedPointers.contains(elementPath)) {
-                parser.skipChildren();
-            } else {
-                elements.add(readValue(parser, elementPath));
-            }
-        }
-        return elements;
-    }
-
-    private static MalformedRequestBodyException duplicateMember(String name, JsonParser parser) {
-        return MalformedRequestBodyException.of("duplicate member name (" + name.length()
-                + " characters) at " + location(parser), null);
-    }
-
-    private static String escapePointerSegment(String name) {
-        return name.replace("~", "~0").replace("/", "~1");
-    }
-
-    /** Lone surrogates cannot be encoded in UTF-8, and two of them would canonicalise alike. */
-    private static String requireWellFormed(String text, JsonParser parser) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                throw MalformedRequestBodyException.of("a string holds a lone UTF-16 surrogate at "
-                        + location(parser), null);
-            }
-        }
-        return text;
-    }
-
-    private static String location(JsonParser parser) {
-        var location = parser.currentLocation();
-        return "line " + location.getLineNr() + ", column " + location.getColumnNr();
-    }
-
-    private static String location(JacksonException e) {
-        var location = e.getLocation();
-        return location == null ? "an unknown position" : "line " + location.getLineNr() + ", column "
-                + location.getColumnNr();
-    }
-
-    private static void write(Object value, StringBuilder out) {
-        switch (value) {
-            case Map<?, ?> members -> {
-                out.append('{');
-                boolean first = true;
-                for (Map.Entry<?, ?> member : members.entrySet()) {
-                    if (!first) {
-                        out.append(',');
-                    }
-                    first = false;
-                    JsonStrings.quote((String) member.getKey(), out);
-                    out.append(':');
-                    write(member.getValue(), out);
-                }
-                out.append('}');
-            }
-            case List<?> elements -> {
-                out.append('[');
-                for (int i = 0; i < elements.size(); i++) {
-                    if (i > 0) {
-                        out.append(',');
-                    }
-                    write(elements.get(i), out);
-                }
-                out.append(']');
-            }
-            case String text -> JsonStrings.quote(text, out);
-            case JsonNumber number -> out.append(number.text());
-            case Boolean bool -> out.append(bool.booleanValue());
-            case JsonNull ignored -> out.append("null");
-            default -> throw new IllegalStateException("unexpected node " + value.getClass());
-        }
-    }
-
-    /** A number, already in its canonical text. */
-    private record JsonNumber(String text) {
-    }
-
-    private enum JsonNull { INSTANCE }
-
-    private enum Excluded { INSTANCE }
 }

@@ -1,6 +1,5 @@
 package dev.onceonly;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -47,6 +46,8 @@ public final class Fingerprint {
     /** The version of the rules this class hashes a request by; the first field of every hashed input. */
     public static final int SCHEME_VERSION = 1;
 
+    private static final MessageDigest SHA256 = newSha256();
+
     private final byte[] digest;
 
     private Fingerprint(byte[] digest) {
@@ -63,6 +64,14 @@ public final class Fingerprint {
             throw new IllegalArgumentException("a fingerprint has " + LENGTH + " bytes, not " + digest.length);
         }
         return new Fingerprint(digest.clone());
+    }
+
+    private static MessageDigest newSha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform provides SHA-256", e);
+        }
     }
 
     public static Builder builder() {
@@ -190,15 +199,18 @@ public final class Fingerprint {
         }
 
         private static void field(MessageDigest sha256, char tag, byte[] value) {
-            sha256.update(ByteBuffer.allocate(5).put((byte) tag).putInt(value.length).array());
+            int length = value.length;
+            sha256.update(new byte[] {(byte) tag, (byte) (length >>> 24), (byte) (length >>> 16),
+                (byte) (length >>> 8), (byte) length});
             sha256.update(value);
         }
 
+        /** A copy of a prepared instance: looking SHA-256 up among the providers costs more than hashing 2 KB. */
         private static MessageDigest sha256() {
             try {
-                return MessageDigest.getInstance("SHA-256");
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException("every Java platform provides SHA-256", e);
+                return (MessageDigest) SHA256.clone();
+            } catch (CloneNotSupportedException e) {
+                throw new IllegalStateException("the platform's SHA-256 cannot be cloned", e);
             }
         }
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -98,6 +99,10 @@ class CanonicalJsonTest {
     void invalidPointersFailAtConfiguration() {
         assertThatThrownBy(() -> CanonicalJson.excluding(List.of("requestedAt")))
                 .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("JSON Pointer");
+        assertThatThrownBy(() -> CanonicalJson.excluding(List.of("/a~2b")))
+                .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("JSON Pointer");
+        assertThatThrownBy(() -> CanonicalJson.excluding(List.of("/a~")))
+                .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("JSON Pointer");
         assertThatThrownBy(() -> CanonicalJson.excluding(List.of("")))
                 .isInstanceOf(IdempotencyConfigurationException.class).hasMessageContaining("whole body");
     }
@@ -110,6 +115,63 @@ class CanonicalJsonTest {
         assertThatThrownBy(() -> canonical(json))
                 .isInstanceOfSatisfying(MalformedRequestBodyException.class,
                         e -> assertThat(e.problemType()).isEqualTo("malformed-request-body"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"c0 80", "c1 bf", "e0 80 80", "ed a0 80", "f0 80 80 80", "f4 90 80 80", "f5 80 80 80",
+        "80", "c3", "e2 82", "c3 41", "ff"})
+    void stringsMustBeWellFormedUtf8(String hex) {
+        byte[] inner = HexFormat.ofDelimiter(" ").parseHex(hex);
+        byte[] json = new byte[inner.length + 4];
+        json[0] = '[';
+        json[1] = '"';
+        System.arraycopy(inner, 0, json, 2, inner.length);
+        json[json.length - 2] = '"';
+        json[json.length - 1] = ']';
+
+        assertThatThrownBy(() -> CanonicalJson.standard().canonicalize(json))
+                .isInstanceOf(MalformedRequestBodyException.class).hasMessageContaining("UTF-8");
+    }
+
+    @Test
+    void aByteOrderMarkIsIgnored() {
+        byte[] json = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, '[', '1', ']'};
+
+        assertThat(CanonicalJson.standard().canonicalize(json)).isEqualTo(new byte[] {'[', '1', ']'});
+    }
+
+    @Test
+    void controlCharactersMustBeEscaped() {
+        assertThatThrownBy(() -> canonical("[\"a\tb\"]")).isInstanceOf(MalformedRequestBodyException.class)
+                .hasMessageContaining("control character");
+        assertThat(canonical("[\"a\\tb\\u0001\"]")).isEqualTo("[\"a\\tb\\u0001\"]");
+    }
+
+    @Test
+    void nestingAndNumberLengthAreBounded() {
+        int depth = CanonicalJsonPass.MAX_DEPTH;
+        assertThat(canonical("[".repeat(depth) + "]".repeat(depth))).hasSize(2 * depth);
+        assertThatThrownBy(() -> canonical("[".repeat(depth + 1) + "]".repeat(depth + 1)))
+                .isInstanceOf(MalformedRequestBodyException.class).hasMessageContaining("nesting");
+        String longest = "1" + "0".repeat(CanonicalJsonPass.MAX_NUMBER_LENGTH - 1);
+        // beyond a double's range the exact value keeps BigDecimal's spelling, as scheme 1 always wrote it
+        assertThat(canonical("[" + longest + "]")).isEqualTo("[1E+" + (longest.length() - 1) + "]");
+        assertThatThrownBy(() -> canonical("[" + longest + "0]"))
+                .isInstanceOf(MalformedRequestBodyException.class).hasMessageContaining("number length");
+    }
+
+    @Test
+    void excludedMembersAreParsedAsStrictlyAsTheRest() {
+        CanonicalJson excluding = CanonicalJson.excluding(List.of("/trace"));
+
+        assertThat(excluding.canonicalize("{\"trace\":{\"b\":1,\"a\":[2]},\"id\":3}".getBytes(StandardCharsets.UTF_8)))
+                .isEqualTo("{\"id\":3}".getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> excluding.canonicalize("{\"trace\":{\"a\":1,\"a\":2},\"id\":3}"
+                .getBytes(StandardCharsets.UTF_8))).isInstanceOf(MalformedRequestBodyException.class)
+                .hasMessageContaining("duplicate");
+        assertThatThrownBy(() -> excluding.canonicalize("{\"trace\":1,\"id\":3,\"trace\":2}"
+                .getBytes(StandardCharsets.UTF_8))).isInstanceOf(MalformedRequestBodyException.class)
+                .hasMessageContaining("duplicate");
     }
 
     @Test

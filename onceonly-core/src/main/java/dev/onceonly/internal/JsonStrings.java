@@ -1,5 +1,7 @@
 package dev.onceonly.internal;
 
+import org.jspecify.annotations.Nullable;
+
 /** JSON string literals with the minimal escapes of RFC 8785: shared by canonical JSON and problem bodies. */
 public final class JsonStrings {
 
@@ -11,23 +13,32 @@ public final class JsonStrings {
         out.append('"');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\b' -> out.append("\\b");
-                case '\f' -> out.append("\\f");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xF, 16));
-                    } else {
-                        out.append(c);
-                    }
-                }
+            String escape = escape(c);
+            if (escape == null) {
+                out.append(c);
+            } else {
+                out.append(escape);
             }
         }
         return out.append('"');
+    }
+
+    /**
+     * The escape sequence RFC 8785 writes for {@code c}: quotation mark, reverse solidus and the control
+     * characters, the latter by their short names where JSON has one, else as {@code \}{@code u00xx} in lowercase.
+     *
+     * @return the escape, or {@code null} if {@code c} stands for itself
+     */
+    public static @Nullable String escape(int c) {
+        return switch (c) {
+            case '"' -> "\\\"";
+            case '\\' -> "\\\\";
+            case '\b' -> "\\b";
+            case '\f' -> "\\f";
+            case '\n' -> "\\n";
+            case '\r' -> "\\r";
+            case '\t' -> "\\t";
+            default -> c < 0x20 ? "\\u00" + Character.forDigit(c >> 4, 16) + Character.forDigit(c & 0xF, 16) : null;
+        };
     }
 }
