@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
  *   <li>The document is parsed strictly: one value in well-formed UTF-8 (a leading byte order mark is
  *       ignored), no trailing content, no duplicate member names (I-JSON), no lone surrogates, at most
  *       {@value CanonicalJsonPass#MAX_DEPTH} levels of nesting and numbers of at most
- *       {@value CanonicalJsonPass#MAX_NUMBER_LENGTH} characters. Anything else is a
+ *       {@value CanonicalJsonPass#MAX_NUMBER_LENGTH} digits. Anything else is a
  *       {@link MalformedRequestBodyException}. This holds below excluded members too.</li>
  *   <li>Members named by an excluded JSON Pointer (RFC 6901) are dropped, with everything below them.</li>
  *   <li>Object members are written sorted by their names' UTF-16 code units; strings with the minimal JCS

@@ -26,7 +26,10 @@ final class CanonicalJsonPass {
 
     /** Containers nested deeper are refused: the pass recurses, and so did Jackson's limit before it. */
     static final int MAX_DEPTH = 500;
-    /** Longer number literals are refused: their exact value would cost quadratic time to print. */
+    /**
+     * Numbers of more digits (integer, fraction and exponent together, as Jackson counted them before) are
+     * refused: their exact value would cost quadratic time to print.
+     */
     static final int MAX_NUMBER_LENGTH = 1000;
     /** Decimals of at most this many significant digits are the shortest form of their double (DBL_DIG). */
     private static final int EXACT_DIGITS = 15;
@@ -141,11 +144,11 @@ final class CanonicalJsonPass {
             int record = record(start, nameEnd, inputAt, isExcluded);
             anyExcluded |= isExcluded;
             if (inOrder && record > first) {
-                int order = compareNames(record - RECORD, record);
-                if (order == 0) {
+                int comparison = compareNames(record - RECORD, record);
+                if (comparison == 0) {
                     throw duplicateMember(record);
                 }
-                inOrder = order < 0;
+                inOrder = comparison < 0;
             }
             skipWhitespace();
             byte separator = next();
@@ -180,7 +183,10 @@ final class CanonicalJsonPass {
         return record;
     }
 
-    /** Writes an object's members again, sorted and without the excluded ones, in place of what arrived. */
+    /**
+     * Writes an object's members again, sorted and without the excluded ones, in place of what arrived: never
+     * longer than that, so the output has room (see {@link #write(byte)}).
+     */
     private void rewrite(int regionStart, int first) {
         int count = (membersLength - first) / RECORD;
         int[] order = sortedRecords(first, count);
@@ -354,7 +360,10 @@ final class CanonicalJsonPass {
         }
     }
 
-    /** A string at {@link #at}, quotes included: plain ASCII is copied as it is scanned, the rest char by char. */
+    /**
+     * A string at {@link #at}, quotes included: plain ASCII is copied as it is scanned, the rest char by char. A
+     * string never writes more than it reads, so the output has room (see {@link #write(byte)}).
+     */
     private void string() {
         byte[] in = this.in;
         byte[] out = this.out;
@@ -554,6 +563,7 @@ final class CanonicalJsonPass {
             }
         }
         long exponent = 0;
+        int exponentDigits = 0;
         boolean hasExponent = i < in.length && (in[i] | 0x20) == 'e';
         if (hasExponent) {
             i++;
@@ -563,7 +573,8 @@ final class CanonicalJsonPass {
             }
             int exponentStart = i;
             i = skipDigits(i);
-            if (i == exponentStart) {
+            exponentDigits = i - exponentStart;
+            if (exponentDigits == 0) {
                 throw syntaxError(i);
             }
             for (int j = exponentStart; j < i && exponent <= Integer.MAX_VALUE; j++) {
@@ -576,7 +587,7 @@ final class CanonicalJsonPass {
         }
         at = i;
         boolean negative = integerStart > start;
-        if (at - start > MAX_NUMBER_LENGTH) {
+        if (integerDigits + fractionDigits + exponentDigits > MAX_NUMBER_LENGTH) {
             throw exceedsLimits();
         }
         int all = integerDigits + fractionDigits;
@@ -666,7 +677,10 @@ final class CanonicalJsonPass {
         int i = at;
         while (i < in.length) {
             byte b = in[i];
-            if (b > ' ' || b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+            if (b > ' ') {
+                break; // most bytes: no whitespace is above the space
+            }
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
                 break;
             }
             i++;
@@ -763,10 +777,11 @@ final class CanonicalJsonPass {
         return name(start, nameEnd).replace("~", "~0").replace("/", "~1");
     }
 
-    // Writes check no bounds: the output always has room for as many bytes as the input has left, since nothing
-    // but a number writes more than it reads (escapes, whitespace and exclusions only shrink), and a number
-    // makes room for itself and the rest of the input (makeRoom).
-
+    /**
+     * Writes check no bounds: the output always has room for as many bytes as the input has left, since nothing
+     * but a number writes more than it reads (escapes, whitespace and exclusions only shrink), and a number
+     * makes room for itself and the rest of the input ({@link #makeRoom}).
+     */
     private void write(byte b) {
         out[length++] = b;
     }

@@ -156,6 +156,7 @@ class CanonicalJsonTest {
         String longest = "1" + "0".repeat(CanonicalJsonPass.MAX_NUMBER_LENGTH - 1);
         // beyond a double's range the exact value keeps BigDecimal's spelling, as scheme 1 always wrote it
         assertThat(canonical("[" + longest + "]")).isEqualTo("[1E+" + (longest.length() - 1) + "]");
+        assertThat(canonical("[-" + longest + "]")).isEqualTo("[-1E+" + (longest.length() - 1) + "]");
         assertThatThrownBy(() -> canonical("[" + longest + "0]"))
                 .isInstanceOf(MalformedRequestBodyException.class).hasMessageContaining("number length");
     }
