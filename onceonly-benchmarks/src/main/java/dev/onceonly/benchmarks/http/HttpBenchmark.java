@@ -43,6 +43,7 @@ public final class HttpBenchmark {
     /** The largest share of the replays a second the instance answers (closed loop) that a storm sends. */
     private static final double STORM_SHARE = 0.25;
     private static final int REPLAY_KEYS = 2_000;
+    private static final int PROFILE_ROUNDS = 3;
     /** The database alone decides. */
     private static final List<String> WITHOUT_REDIS = List.of("onceonly.redis.enabled=false");
 
@@ -84,6 +85,7 @@ public final class HttpBenchmark {
 
     public Results run() throws Exception {
         facts.put("postgresql", database.serverVersion());
+        facts.put("serviceHeap", String.join(" ", ServiceProcess.HEAP));
         database.recreate();
         try (ServiceProcess plain = start(false, "a", WITHOUT_REDIS);
                 ServiceProcess idempotent = start(true, "b-d", WITHOUT_REDIS)) {
@@ -107,6 +109,7 @@ public final class HttpBenchmark {
      */
     public Results runRedisOnly() throws Exception {
         facts.put("postgresql", database.serverVersion());
+        facts.put("serviceHeap", String.join(" ", ServiceProcess.HEAP));
         database.recreate();
         try (ServiceProcess plain = start(false, "a", WITHOUT_REDIS);
                 ServiceProcess idempotent = start(true, "b", WITHOUT_REDIS)) {
@@ -264,12 +267,16 @@ public final class HttpBenchmark {
         return measured;
     }
 
-    /** One more round of {@code group}, with the service under the flight recorder. */
+    /**
+     * One more round of {@code group}, {@value #PROFILE_ROUNDS} rounds long, with the service under the flight
+     * recorder: long enough for tens of young collections, whose mean pause a handful would leave to chance.
+     */
     private void profile(LoadDriver.Group group, ServiceProcess service) throws Exception {
         String name = group.name() + "/" + group.clients();
         ServiceProfile.Recording recording = ServiceProfile.start(service,
                 workDir.resolve("profile-" + group.name() + "-" + group.clients() + ".jfr"));
-        LoadDriver.GroupResult result = driver.run(settings.round(), List.of(group)).getFirst();
+        LoadDriver.GroupResult result = driver.run(settings.round().multipliedBy(PROFILE_ROUNDS), List.of(group))
+                .getFirst();
         ServiceProfile profile = recording.stop(result.requests());
         log.info("Profile {}: {} ms CPU and {} bytes allocated per request, young pauses {}", name,
                 profile.cpuMillisPerRequest(), Math.round(profile.allocatedBytesPerRequest()), profile.youngPauses());

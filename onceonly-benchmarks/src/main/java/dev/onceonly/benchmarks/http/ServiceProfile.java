@@ -37,11 +37,14 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
     /**
      * @param count young collections while recording
      * @param meanMillis their mean pause
+     * @param meanErrorMillis the standard error of that mean (the pauses' standard deviation / &radic;count):
+     *     how far another recording's mean may fall from this one by chance
      * @param maxMillis their longest pause
      * @param meanCopiedBytes what a young collection copied on average (the young objects still alive): on a
      *     machine whose cores the database shares, a steadier figure of what keeps objects alive than the pause
      */
-    public record Pauses(int count, double meanMillis, double maxMillis, double meanCopiedBytes) {
+    public record Pauses(int count, double meanMillis, double meanErrorMillis, double maxMillis,
+            double meanCopiedBytes) {
     }
 
     /**
@@ -98,6 +101,7 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         double sampleCount = 0;
         int pauses = 0;
         double pauseSum = 0;
+        double pauseSquares = 0;
         double pauseMax = 0;
         int evacuations = 0;
         double copied = 0;
@@ -124,6 +128,7 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
                         double pause = toMillis(event.getDuration("longestPause"));
                         pauses++;
                         pauseSum += pause;
+                        pauseSquares += pause * pause;
                         pauseMax = Math.max(pauseMax, pause);
                     }
                 }
@@ -137,7 +142,8 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         double allocated = allocatedByThread.values().stream().mapToLong(span -> span[1] - span[0]).sum();
         return new ServiceProfile(requests, ProcessCpu.millis(cpuTicks) / requests, samples, allocated / requests,
                 split(allocationSamples, allocated / requests), new Pauses(pauses,
-                        pauses == 0 ? 0 : pauseSum / pauses, pauseMax, evacuations == 0 ? 0 : copied / evacuations));
+                        pauses == 0 ? 0 : pauseSum / pauses, meanError(pauses, pauseSum, pauseSquares), pauseMax,
+                        evacuations == 0 ? 0 : copied / evacuations));
     }
 
     /** Splits {@code perRequest} by component in proportion to the allocation samples' (capped) weights. */
@@ -157,6 +163,14 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         double scale = perRequest / sum;
         bytes.replaceAll((component, weight) -> weight * scale);
         return bytes;
+    }
+
+    private static double meanError(int count, double sum, double squares) {
+        if (count < 2) {
+            return 0;
+        }
+        double variance = Math.max(0, (squares - sum * sum / count) / (count - 1));
+        return Math.sqrt(variance / count);
     }
 
     private static double toMillis(Duration duration) {
