@@ -205,12 +205,15 @@ public final class Fingerprint {
             sha256.update(value);
         }
 
-        /** A copy of a prepared instance: looking SHA-256 up among the providers costs more than hashing 2 KB. */
+        /**
+         * A copy of a prepared instance: looking SHA-256 up among the providers costs more than hashing 2 KB. A
+         * provider whose digests cannot be cloned is asked for a new one each time instead.
+         */
         private static MessageDigest sha256() {
             try {
                 return (MessageDigest) SHA256.clone();
-            } catch (CloneNotSupportedException e) {
-                throw new IllegalStateException("the platform's SHA-256 cannot be cloned", e);
+            } catch (CloneNotSupportedException notCloneable) {
+                return newSha256();
             }
         }
     }

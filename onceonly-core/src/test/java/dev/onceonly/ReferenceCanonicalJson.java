@@ -1,7 +1,8 @@
 package dev.onceonly;
 
-import dev.onceonly.internal.JsonNumbers;
-import dev.onceonly.internal.JsonStrings;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -19,7 +20,8 @@ import tools.jackson.core.json.JsonFactory;
 /**
  * The canonical JSON of fingerprint scheme 1 as it was first built, on Jackson's streaming parser and a tree: the
  * oracle {@link CanonicalJson} must agree with byte for byte, since every stored fingerprint was made by it, and a
- * retry whose fingerprint changed across an upgrade would be refused as a reused key.
+ * retry whose fingerprint changed across an upgrade would be refused as a reused key. Self-contained, with the
+ * number layout and string escapes as they were then, so that a change to the shared ones fails against it.
  */
 final class ReferenceCanonicalJson {
 
@@ -82,7 +84,7 @@ final class ReferenceCanonicalJson {
             case START_ARRAY -> readArray(parser, path);
             case VALUE_STRING -> requireWellFormed(parser.getString(), parser);
             case VALUE_NUMBER_INT -> new JsonNumber(integer(parser));
-            case VALUE_NUMBER_FLOAT -> new JsonNumber(JsonNumbers.canonical(parser.getDecimalValue()));
+            case VALUE_NUMBER_FLOAT -> new JsonNumber(canonicalNumber(parser.getDecimalValue()));
             case VALUE_TRUE -> Boolean.TRUE;
             case VALUE_FALSE -> Boolean.FALSE;
             case VALUE_NULL -> JsonNull.INSTANCE;
@@ -99,7 +101,7 @@ final class ReferenceCanonicalJson {
                 return Long.toString(value);
             }
         }
-        return JsonNumbers.canonical(parser.getDecimalValue());
+        return canonicalNumber(parser.getDecimalValue());
     }
 
     private Map<String, Object> readObject(JsonParser parser, String path) {
@@ -182,7 +184,7 @@ final class ReferenceCanonicalJson {
                         out.append(',');
                     }
                     first = false;
-                    JsonStrings.quote((String) member.getKey(), out);
+                    quote((String) member.getKey(), out);
                     out.append(':');
                     write(member.getValue(), out);
                 }
@@ -198,12 +200,93 @@ final class ReferenceCanonicalJson {
                 }
                 out.append(']');
             }
-            case String text -> JsonStrings.quote(text, out);
+            case String text -> quote(text, out);
             case JsonNumber number -> out.append(number.text());
             case Boolean bool -> out.append(bool.booleanValue());
             case JsonNull ignored -> out.append("null");
             default -> throw new IllegalStateException("unexpected node " + value.getClass());
         }
+    }
+
+    /** The canonical text of a number, as {@code JsonNumbers.canonical} wrote it for scheme 1. */
+    private static String canonicalNumber(BigDecimal value) {
+        double asDouble = value.doubleValue();
+        if (Double.isFinite(asDouble)) {
+            String ecmaScript = ecmaScript(asDouble);
+            if (new BigDecimal(ecmaScript).compareTo(value) == 0) {
+                return ecmaScript;
+            }
+        }
+        // A double would lose this value; its exact text keeps distinct numbers distinct.
+        return value.stripTrailingZeros().toString();
+    }
+
+    /**
+     * ECMA-262 Number::toString for a finite double. Java's {@link Double#toString(double)} yields the same
+     * shortest digits (JDK 19+); only the layout differs.
+     */
+    private static String ecmaScript(double value) {
+        if (value == 0) {
+            return "0";
+        }
+        String sign = value < 0 ? "-" : "";
+        BigDecimal shortest = shortestDigits(Math.abs(value));
+        String digits = shortest.unscaledValue().toString();
+        int k = digits.length();
+        int n = k - shortest.scale();
+        if (k <= n && n <= 21) {
+            return sign + digits + "0".repeat(n - k);
+        }
+        if (0 < n && n <= 21) {
+            return sign + digits.substring(0, n) + "." + digits.substring(n);
+        }
+        if (-6 < n && n <= 0) {
+            return sign + "0." + "0".repeat(-n) + digits;
+        }
+        int exponent = n - 1;
+        String exponentText = (exponent >= 0 ? "e+" : "e-") + Math.abs(exponent);
+        return k == 1 ? sign + digits + exponentText
+                : sign + digits.charAt(0) + "." + digits.substring(1) + exponentText;
+    }
+
+    /**
+     * The shortest decimal that reads back as {@code value}. Java prints at least two significant digits
+     * ({@code 4.9E-324}) where ECMAScript may need one ({@code 5e-324}), so a one-digit candidate is tried too.
+     */
+    private static BigDecimal shortestDigits(double value) {
+        BigDecimal java = new BigDecimal(Double.toString(value)).stripTrailingZeros();
+        if (java.precision() == 2) {
+            BigDecimal oneDigit = new BigDecimal(value).round(new MathContext(1, RoundingMode.HALF_EVEN));
+            if (oneDigit.doubleValue() == value) {
+                return oneDigit.stripTrailingZeros();
+            }
+        }
+        return java;
+    }
+
+    /** Appends {@code text} to {@code out} as a quoted JSON string. */
+    private static StringBuilder quote(String text, StringBuilder out) {
+        out.append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\b' -> out.append("\\b");
+                case '\f' -> out.append("\\f");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        out.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xF, 16));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.append('"');
     }
 
     /** A number, already in its canonical text. */
