@@ -205,11 +205,14 @@ final class Report {
         profiles.values().forEach(p -> md.append(String.format(Locale.ROOT, " **%.1f** |",
                 p.allocatedBytesPerRequest() / 1024)));
         md.append("\n\n| profile | requests | young collections | mean pause ms (± standard error) "
-                + "| longest pause ms | MiB copied per young collection |\n| --- | --- | --- | --- | --- | --- |\n");
+                + "| longest pause ms | MiB copied per young collection | GC workers on a core, ms per collection "
+                + "| GC workers waiting for a core, ms per collection |\n"
+                + "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
         profiles.forEach((name, p) -> md.append(String.format(Locale.ROOT,
-                "| %s | %d | %d | %.2f ± %.2f | %.2f | %.2f |%n", name, p.requests(), p.youngPauses().count(),
-                p.youngPauses().meanMillis(), p.youngPauses().meanErrorMillis(), p.youngPauses().maxMillis(),
-                p.youngPauses().meanCopiedBytes() / (1024 * 1024))));
+                "| %s | %d | %d | %.2f ± %.2f | %.2f | %.2f | %.2f | %.2f |%n", name, p.requests(),
+                p.youngPauses().count(), p.youngPauses().meanMillis(), p.youngPauses().meanErrorMillis(),
+                p.youngPauses().maxMillis(), p.youngPauses().meanCopiedBytes() / (1024 * 1024),
+                p.youngPauses().workerCpuMillis(), p.youngPauses().workerWaitMillis())));
     }
 
     String json() {

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 
 /** CPU time used by processes on this machine, read from Linux's {@code /proc}, in clock ticks. */
 final class ProcessCpu {
@@ -39,6 +41,45 @@ final class ProcessCpu {
             }
         }
         return ticks;
+    }
+
+    /**
+     * What the threads of process {@code pid} whose names start with {@code prefix} spent so far on a core and
+     * waiting for one (Linux's schedstat, in nanoseconds), by thread id.
+     */
+    static Map<Long, Schedule> schedules(long pid, String prefix) throws IOException {
+        Map<Long, Schedule> schedules = new HashMap<>();
+        try (DirectoryStream<Path> threads = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path thread : threads) {
+                try {
+                    if (!Files.readString(thread.resolve("comm")).startsWith(prefix)) {
+                        continue;
+                    }
+                    String[] fields = Files.readString(thread.resolve("schedstat")).trim().split(" ");
+                    schedules.put(Long.parseLong(thread.getFileName().toString()),
+                            new Schedule(Long.parseLong(fields[0]), Long.parseLong(fields[1])));
+                } catch (IOException exited) {
+                    // the thread ended meanwhile
+                }
+            }
+        }
+        return schedules;
+    }
+
+    /** Nanoseconds a thread ran on a core, and waited runnable for one. */
+    record Schedule(long runNanos, long waitNanos) {
+
+        /** What the threads of {@code end} did since {@code start}; a thread missing from the start began after it. */
+        static Schedule between(Map<Long, Schedule> start, Map<Long, Schedule> end) {
+            long run = 0;
+            long wait = 0;
+            for (Map.Entry<Long, Schedule> thread : end.entrySet()) {
+                Schedule before = start.getOrDefault(thread.getKey(), new Schedule(0, 0));
+                run += thread.getValue().runNanos() - before.runNanos();
+                wait += thread.getValue().waitNanos() - before.waitNanos();
+            }
+            return new Schedule(run, wait);
+        }
     }
 
     static double millis(long ticks) {

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** The reference service as a process of its own, on the benchmark database, started and stopped per scenario. */
@@ -57,6 +58,11 @@ final class ServiceProcess implements AutoCloseable {
         ServiceProcess service = new ServiceProcess(process, port);
         service.awaitHealthy(Duration.ofSeconds(120));
         return service;
+    }
+
+    /** The on-core and waiting time of the service's threads whose names start with {@code prefix}, by thread. */
+    Map<Long, ProcessCpu.Schedule> schedules(String prefix) throws IOException {
+        return ProcessCpu.schedules(process.pid(), prefix);
     }
 
     /** The CPU time the service's process used so far, all threads, in clock ticks. */

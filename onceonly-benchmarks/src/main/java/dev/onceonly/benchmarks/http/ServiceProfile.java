@@ -42,10 +42,19 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
      * @param maxMillis their longest pause
      * @param meanCopiedBytes what a young collection copied on average (the young objects still alive): on a
      *     machine whose cores the database shares, a steadier figure of what keeps objects alive than the pause
+     * @param workerCpuMillis what G1's worker threads spent on a core while recording, all workers together, per
+     *     young collection (they work in pauses only, and the young ones are all this heap has): the collection's
+     *     own work, whatever else the machine runs
+     * @param workerWaitMillis what they spent runnable but waiting for a core, per young collection: cores held by
+     *     another process (the database, the load driver) or by each other, the part of a pause the collector
+     *     does not decide (Linux's schedstat, like the time on a core)
      */
     public record Pauses(int count, double meanMillis, double meanErrorMillis, double maxMillis,
-            double meanCopiedBytes) {
+            double meanCopiedBytes, double workerCpuMillis, double workerWaitMillis) {
     }
+
+    /** What HotSpot names the threads that do a pause's parallel work: G1's workers. */
+    private static final String GC_WORKERS = "GC Thread";
 
     /**
      * A virtual thread's stack, copied to the heap when it parks (on every database round trip): counted apart,
@@ -65,18 +74,22 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         private final ServiceProcess service;
         private final Path file;
         private final long cpuTicksAtStart;
+        private final Map<Long, ProcessCpu.Schedule> gcWorkersAtStart;
 
         private Recording(ServiceProcess service, Path file) throws IOException {
             this.service = service;
             this.file = file;
             this.cpuTicksAtStart = service.cpuTicks();
+            this.gcWorkersAtStart = service.schedules(GC_WORKERS);
         }
 
         /** Stops the recording; {@code requests} is how many requests the service served meanwhile. */
         ServiceProfile stop(long requests) throws Exception {
             long cpuTicks = service.cpuTicks() - cpuTicksAtStart;
+            ProcessCpu.Schedule gcWorkers = ProcessCpu.Schedule.between(gcWorkersAtStart,
+                    service.schedules(GC_WORKERS));
             service.jcmd("JFR.stop", "name=onceonly-benchmark", "filename=" + file);
-            return read(file, requests, cpuTicks);
+            return read(file, requests, cpuTicks, gcWorkers);
         }
     }
 
@@ -94,7 +107,8 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
      * thread allocated since that thread's previous sample, and a thread's first sample in a recording also weighs
      * what it allocated before the recording started: a weight more than ten times the median counts as the median.
      */
-    static ServiceProfile read(Path file, long requests, long cpuTicks) throws IOException {
+    static ServiceProfile read(Path file, long requests, long cpuTicks, ProcessCpu.Schedule gcWorkers)
+            throws IOException {
         Map<String, Double> samples = zeroes();
         List<Map.Entry<String, Double>> allocationSamples = new ArrayList<>();
         Map<Long, long[]> allocatedByThread = new HashMap<>();
@@ -143,7 +157,8 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         return new ServiceProfile(requests, ProcessCpu.millis(cpuTicks) / requests, samples, allocated / requests,
                 split(allocationSamples, allocated / requests), new Pauses(pauses,
                         pauses == 0 ? 0 : pauseSum / pauses, meanError(pauses, pauseSum, pauseSquares), pauseMax,
-                        evacuations == 0 ? 0 : copied / evacuations));
+                        evacuations == 0 ? 0 : copied / evacuations, perCollection(gcWorkers.runNanos(), pauses),
+                        perCollection(gcWorkers.waitNanos(), pauses)));
     }
 
     /** Splits {@code perRequest} by component in proportion to the allocation samples' (capped) weights. */
@@ -163,6 +178,10 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         double scale = perRequest / sum;
         bytes.replaceAll((component, weight) -> weight * scale);
         return bytes;
+    }
+
+    private static double perCollection(long nanos, int collections) {
+        return collections == 0 ? 0 : nanos / 1e6 / collections;
     }
 
     private static double meanError(int count, double sum, double squares) {
