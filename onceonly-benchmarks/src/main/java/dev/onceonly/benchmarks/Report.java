@@ -179,7 +179,10 @@ final class Report {
                 + "per request, split by JFR's allocation samples. A sample counts for the innermost frame of a "
                 + "framework or of OnceOnly, and the libraries (Jackson, the JDBC driver, the JDK) count for OnceOnly "
                 + "where OnceOnly called them; a virtual thread's stack saved to the heap when it parks (each "
-                + "database round trip) counts apart.\n\n");
+                + "database round trip) counts apart. A collection's pause splits into what G1's worker threads "
+                + "spent on a core and what they spent runnable but waiting for one (Linux's schedstat, all workers "
+                + "together, per collection): on cores the database and the load driver share, the second is the "
+                + "part of a pause the heap does not decide.\n\n");
         StringBuilder header = new StringBuilder("| component |");
         StringBuilder rule = new StringBuilder("| --- |");
         for (String name : profiles.keySet()) {

@@ -3,6 +3,7 @@ package dev.onceonly.benchmarks.http;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -58,7 +59,7 @@ final class ProcessCpu {
                     String[] fields = Files.readString(thread.resolve("schedstat")).trim().split(" ");
                     schedules.put(Long.parseLong(thread.getFileName().toString()),
                             new Schedule(Long.parseLong(fields[0]), Long.parseLong(fields[1])));
-                } catch (IOException exited) {
+                } catch (NoSuchFileException exited) {
                     // the thread ended meanwhile
                 }
             }

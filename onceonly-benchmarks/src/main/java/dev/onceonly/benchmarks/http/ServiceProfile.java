@@ -43,9 +43,8 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
      * @param meanCopiedBytes what a young collection copied on average (the young objects still alive): on a
      *     machine whose cores the database shares, a steadier figure of what keeps objects alive than the pause
      * @param workerCpuMillis what G1's worker threads spent on a core while recording, all workers together, per
-     *     young collection (they work in pauses only, and the young ones are all this heap has): the collection's
-     *     own work, whatever else the machine runs
-     * @param workerWaitMillis what they spent runnable but waiting for a core, per young collection: cores held by
+     *     collection of any kind (they work in pauses only): a collection's own work, whatever else the machine runs
+     * @param workerWaitMillis what they spent runnable but waiting for a core, per collection: cores held by
      *     another process (the database, the load driver) or by each other, the part of a pause the collector
      *     does not decide (Linux's schedstat, like the time on a core)
      */
@@ -80,17 +79,28 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
             this.service = service;
             this.file = file;
             this.cpuTicksAtStart = service.cpuTicks();
-            this.gcWorkersAtStart = service.schedules(GC_WORKERS);
+            this.gcWorkersAtStart = gcWorkers(service);
         }
 
         /** Stops the recording; {@code requests} is how many requests the service served meanwhile. */
         ServiceProfile stop(long requests) throws Exception {
             long cpuTicks = service.cpuTicks() - cpuTicksAtStart;
-            ProcessCpu.Schedule gcWorkers = ProcessCpu.Schedule.between(gcWorkersAtStart,
-                    service.schedules(GC_WORKERS));
+            ProcessCpu.Schedule gcWorkers = ProcessCpu.Schedule.between(gcWorkersAtStart, gcWorkers(service));
             service.jcmd("JFR.stop", "name=onceonly-benchmark", "filename=" + file);
             return read(file, requests, cpuTicks, gcWorkers);
         }
+    }
+
+    /**
+     * The schedules of the service's GC workers; none found is an error, not a zero: a JVM that named them otherwise
+     * would report collections that never wait.
+     */
+    private static Map<Long, ProcessCpu.Schedule> gcWorkers(ServiceProcess service) throws IOException {
+        Map<Long, ProcessCpu.Schedule> workers = service.schedules(GC_WORKERS);
+        if (workers.isEmpty()) {
+            throw new IllegalStateException("the service has no thread named \"" + GC_WORKERS + "...\" to measure");
+        }
+        return workers;
     }
 
     /** Starts recording with the JDK's {@code profile} settings. */
@@ -114,6 +124,7 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         Map<Long, long[]> allocatedByThread = new HashMap<>();
         double sampleCount = 0;
         int pauses = 0;
+        int collections = 0;
         double pauseSum = 0;
         double pauseSquares = 0;
         double pauseMax = 0;
@@ -138,6 +149,7 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
                     evacuations++;
                 }
                 case "jdk.GarbageCollection" -> {
+                    collections++;
                     if (event.getString("name").equals("G1New")) {
                         double pause = toMillis(event.getDuration("longestPause"));
                         pauses++;
@@ -157,8 +169,8 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         return new ServiceProfile(requests, ProcessCpu.millis(cpuTicks) / requests, samples, allocated / requests,
                 split(allocationSamples, allocated / requests), new Pauses(pauses,
                         pauses == 0 ? 0 : pauseSum / pauses, meanError(pauses, pauseSum, pauseSquares), pauseMax,
-                        evacuations == 0 ? 0 : copied / evacuations, perCollection(gcWorkers.runNanos(), pauses),
-                        perCollection(gcWorkers.waitNanos(), pauses)));
+                        evacuations == 0 ? 0 : copied / evacuations, perCollection(gcWorkers.runNanos(), collections),
+                        perCollection(gcWorkers.waitNanos(), collections)));
     }
 
     /** Splits {@code perRequest} by component in proportion to the allocation samples' (capped) weights. */
