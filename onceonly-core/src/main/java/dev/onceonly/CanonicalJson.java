@@ -79,7 +79,12 @@ public final class CanonicalJson {
      * @throws MalformedRequestBodyException if {@code json} is not one well-formed JSON value in UTF-8
      */
     public byte[] canonicalize(byte[] json) {
-        return new CanonicalJsonPass(json, excludedPointers, excludedParents).canonicalize();
+        return pass(json).canonicalize();
+    }
+
+    /** A pass over one document, for a caller that reads the canonical form where the pass wrote it. */
+    CanonicalJsonPass pass(byte[] json) {
+        return new CanonicalJsonPass(json, excludedPointers, excludedParents);
     }
 
     /** Every proper prefix of the pointers, the whole document ({@code ""}) included: where paths matter. */

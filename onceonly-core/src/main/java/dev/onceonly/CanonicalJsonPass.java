@@ -20,7 +20,17 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>An object's members are written where they arrive, each recorded as a span of the output; when the
  * object ends out of order, or has excluded members, its output is rewritten from a copy in sorted order.
- * Names compare by their decoded UTF-16 code units, read from their canonical bytes.
+ * Names compare by their decoded UTF-16 code units, read from their canonical bytes. The objects of an array
+ * mostly share their names in one order: each depth remembers the last object's names and order as an
+ * {@link ObjectShape}, and an object whose names match it is sorted as that one was, without comparing names.
+ *
+ * <p>Plain runs of string content, digits and short copies are handled eight bytes at a time ({@link ByteWords}):
+ * a byte loop's exit, at a different place for every token, is a mispredicted branch each time, and those
+ * dominated the pass. Such word writes may run past the bytes they mean to write, never past the output's end:
+ * the output always has room for as many bytes as the input has left (see {@link #write(byte)}).
+ *
+ * <p>Over 500 lines, as one class: every part reads the same input position and writes the same output on every
+ * byte, and the parts are the parser's grammar, which reads best in one place.
  */
 final class CanonicalJsonPass {
 
@@ -48,6 +58,9 @@ final class CanonicalJsonPass {
     private static final int INPUT_AT = 3;
     private static final int EXCLUDED = 4;
     private static final int RECORD = 5;
+    /** Members this long or shorter are moved by a fixed number of word copies, without a loop. */
+    private static final int GATHER_WORDS = 4;
+    private static final int GATHER_BYTES = GATHER_WORDS * Long.BYTES;
 
     private final byte[] in;
     private final Set<String> excluded;
@@ -57,13 +70,13 @@ final class CanonicalJsonPass {
     private int length;
     private int[] members = new int[16 * RECORD];
     private int membersLength;
+    /** Where an object's members are put in order before they go back; {@link #GATHER_WORDS} words of slack. */
     private byte[] copy = new byte[0];
     private int[] order = new int[INSERTION_SORT_MAX];
-    /** The last object sorted: its names in arrival order, where each ends, and their sorted order. */
-    private byte[] lastNames = new byte[0];
-    private int[] lastNameEnds = new int[0];
-    private int[] lastSorted = new int[0];
-    private int lastSortedCount = -1;
+    /** By depth, the names of the last object sorted there, which the next object's names are tried against. */
+    private @Nullable ObjectShape @Nullable [] shapes;
+    /** The depths below 64 where an object was met. */
+    private long depthsSeen;
     private final byte[] digits = new byte[EXACT_DIGITS];
     /** Bytes of the character {@link #canonicalChar} last decoded. */
     private int charLength;
@@ -81,6 +94,21 @@ final class CanonicalJsonPass {
     }
 
     byte[] canonicalize() {
+        int canonicalLength = run();
+        return Arrays.copyOf(out, canonicalLength); // after the run, which may have grown the buffer
+    }
+
+    /** The buffer {@link #run} wrote the canonical form into; it may hold more bytes after it. */
+    byte[] output() {
+        return out;
+    }
+
+    /**
+     * Canonicalises the document into {@link #output}.
+     *
+     * @return the canonical form's length
+     */
+    int run() {
         if (in.length >= 3 && (in[0] & 0xFF) == 0xEF && (in[1] & 0xFF) == 0xBB && (in[2] & 0xFF) == 0xBF) {
             at = 3; // a byte order mark, which RFC 8259 lets a parser ignore
         }
@@ -94,7 +122,7 @@ final class CanonicalJsonPass {
             throw MalformedRequestBodyException.of("unexpected content after the JSON value at " + location(at),
                     null);
         }
-        return Arrays.copyOf(out, length);
+        return length;
     }
 
     private void value(int depth, @Nullable String path) {
@@ -121,35 +149,38 @@ final class CanonicalJsonPass {
             write('}');
             return;
         }
-        boolean inOrder = true;
+        ObjectShape shape = path == null ? shapeFor(depth) : null;
+        boolean matching = shape != null && shape.count() > 0;
         boolean anyExcluded = false;
-        while (true) {
+        for (int index = 0; ; index++) {
             if (next() != '"') {
                 throw syntaxError();
             }
             int inputAt = at;
             int start = length;
-            string();
-            int nameEnd = length;
-            skipWhitespace();
-            if (next() != ':') {
-                throw syntaxError();
+            int matched = matching && index < shape.count() ? shape.copyName(index, in, at, out, length) : 0;
+            int nameEnd;
+            if (matched > 0) {
+                at += matched;
+                length += matched;
+                nameEnd = length - 1; // before the colon
+            } else {
+                matching = false;
+                string();
+                nameEnd = length;
+                skipWhitespace();
+                if (next() != ':') {
+                    throw syntaxError();
+                }
+                at++;
+                write(':');
             }
-            at++;
-            write(':');
             skipWhitespace();
             String memberPath = path == null ? null : path + "/" + pointerSegment(start, nameEnd);
             boolean isExcluded = memberPath != null && excluded.contains(memberPath);
             value(depth, memberPath != null && excludedParents.contains(memberPath) ? memberPath : null);
-            int record = record(start, nameEnd, inputAt, isExcluded);
+            record(start, nameEnd, inputAt, isExcluded);
             anyExcluded |= isExcluded;
-            if (inOrder && record > first) {
-                int comparison = compareNames(record - RECORD, record);
-                if (comparison == 0) {
-                    throw duplicateMember(record);
-                }
-                inOrder = comparison < 0;
-            }
             skipWhitespace();
             byte separator = next();
             at++;
@@ -162,14 +193,85 @@ final class CanonicalJsonPass {
             write(',');
             skipWhitespace();
         }
-        if (!inOrder || anyExcluded) {
-            rewrite(regionStart, first);
+        int count = (membersLength - first) / RECORD;
+        if (matching && count == shape.count()) {
+            if (!shape.inOrder()) {
+                for (int position = 0; position < count; position++) {
+                    order[position] = first + shape.sorted(position) * RECORD;
+                }
+                rewrite(regionStart, count);
+            }
+        } else {
+            sortMembers(first, count, anyExcluded, regionStart, shape);
         }
         membersLength = first;
         write('}');
     }
 
-    private int record(int start, int nameEnd, int inputAt, boolean isExcluded) {
+    /**
+     * The shape remembered at {@code depth}, made empty if none is yet; none for the first object there, as most
+     * documents have only one object at each depth, which a shape would not pay for.
+     */
+    private @Nullable ObjectShape shapeFor(int depth) {
+        if (depth < Long.SIZE && (depthsSeen & 1L << depth) == 0) {
+            depthsSeen |= 1L << depth;
+            return null;
+        }
+        if (shapes == null || depth >= shapes.length) {
+            shapes = Arrays.copyOf(shapes == null ? new ObjectShape[0] : shapes, Math.max(depth + 1, 8));
+        }
+        ObjectShape shape = shapes[depth];
+        if (shape == null) {
+            shape = new ObjectShape();
+            shapes[depth] = shape;
+        }
+        return shape;
+    }
+
+    /**
+     * Puts an object's members in order and drops the excluded ones, refusing two equal names; remembers the order
+     * in {@code shape}, if any, for the objects after it.
+     */
+    private void sortMembers(int first, int count, boolean anyExcluded, int regionStart,
+            @Nullable ObjectShape shape) {
+        if (order.length < count) {
+            order = new int[Math.max(count, order.length * 2)];
+        }
+        for (int i = 0; i < count; i++) {
+            order[i] = first + i * RECORD;
+        }
+        boolean inOrder = inArrivalOrder(count);
+        if (!inOrder) {
+            sort(order, count);
+        }
+        if (shape != null && !anyExcluded) {
+            shape.reset(count, inOrder);
+            for (int i = 0; i < count; i++) {
+                int record = first + i * RECORD;
+                shape.name(i, out, members[record + START], members[record + NAME_END] + 1); // and its colon
+                shape.sortInto(i, (order[i] - first) / RECORD);
+            }
+        }
+        if (!inOrder || anyExcluded) {
+            rewrite(regionStart, count); // last: it moves the names the records point at
+        }
+    }
+
+    /** Whether {@link #order}'s first records are sorted by name; two equal names in a row are a duplicate. */
+    private boolean inArrivalOrder(int count) {
+        for (int i = 1; i < count; i++) {
+            int comparison = compareNames(order[i - 1], order[i]);
+            if (comparison == 0) {
+                throw duplicateMember(order[i]);
+            }
+            if (comparison > 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void record(int start, int nameEnd, int inputAt, boolean isExcluded) {
         if (membersLength + RECORD > members.length) {
             members = Arrays.copyOf(members, members.length * 2);
         }
@@ -180,108 +282,43 @@ final class CanonicalJsonPass {
         members[record + INPUT_AT] = inputAt;
         members[record + EXCLUDED] = isExcluded ? 1 : 0;
         membersLength += RECORD;
-        return record;
     }
 
     /**
-     * Writes an object's members again, sorted and without the excluded ones, in place of what arrived: never
-     * longer than that, so the output has room (see {@link #write(byte)}).
+     * Writes an object's members again, in the order of the first {@code count} records of {@link #order} and
+     * without the excluded ones, in place of what arrived: never longer than that, so the output has room (see
+     * {@link #write(byte)}). The members are gathered into {@link #copy}, then copied back in one piece.
      */
-    private void rewrite(int regionStart, int first) {
-        int count = (membersLength - first) / RECORD;
-        int[] order = sortedRecords(first, count);
+    private void rewrite(int regionStart, int count) {
         int regionLength = length - regionStart;
-        if (copy.length < regionLength) {
-            copy = new byte[Math.max(regionLength, copy.length * 2)];
+        if (copy.length < regionLength + GATHER_BYTES) {
+            copy = new byte[Math.max(regionLength, copy.length * 2) + GATHER_BYTES];
         }
-        System.arraycopy(out, regionStart, copy, 0, regionLength);
-        length = regionStart;
+        byte[] out = this.out;
+        byte[] copy = this.copy;
+        int to = 0;
         for (int i = 0; i < count; i++) {
             int record = order[i];
             if (members[record + EXCLUDED] != 0) {
                 continue;
             }
-            if (length > regionStart) {
-                out[length++] = ',';
+            if (to > 0) {
+                copy[to++] = ',';
             }
-            int from = members[record + START] - regionStart;
-            int to = members[record + END] - regionStart;
-            System.arraycopy(copy, from, out, length, to - from);
-            length += to - from;
-        }
-    }
-
-    /** The records of an object's members sorted by name; two equal names are a duplicate. */
-    private int[] sortedRecords(int first, int count) {
-        if (order.length < count) {
-            order = new int[Math.max(count, order.length * 2)];
-        }
-        int[] order = this.order;
-        if (sameNamesAsLastSorted(first, count)) {
-            for (int i = 0; i < count; i++) {
-                order[i] = first + lastSorted[i] * RECORD;
-            }
-            return order;
-        }
-        for (int i = 0; i < count; i++) {
-            order[i] = first + i * RECORD;
-        }
-        sort(order, count);
-        rememberSorted(first, count);
-        return order;
-    }
-
-    /**
-     * Whether this object's names are, in arrival order, those of the last object sorted: then they sort the same
-     * way and hold no duplicate. The elements of an array of objects mostly share one order of names.
-     */
-    private boolean sameNamesAsLastSorted(int first, int count) {
-        if (count != lastSortedCount) {
-            return false;
-        }
-        int from = 0;
-        for (int i = 0; i < count; i++) {
-            int record = first + i * RECORD;
-            int start = members[record + START];
-            int to = lastNameEnds[i];
-            if (members[record + NAME_END] - start != to - from) {
-                return false;
-            }
-            // names are short: a loop beats Arrays.equals, whose vectorised setup costs more than it saves here
-            for (int j = from; j < to; j++) {
-                if (out[start++] != lastNames[j]) {
-                    return false;
+            int from = members[record + START];
+            int size = members[record + END] - from;
+            if (size <= GATHER_BYTES && from + GATHER_BYTES <= out.length) {
+                // a fixed copy: a loop's exit, different for every member, costs more than the bytes it saves
+                for (int word = 0; word < GATHER_BYTES; word += Long.BYTES) {
+                    ByteWords.put(copy, to + word, ByteWords.get(out, from + word));
                 }
+            } else {
+                ByteWords.copy(out, from, copy, to, size);
             }
-            from = to;
+            to += size;
         }
-        return true;
-    }
-
-    private void rememberSorted(int first, int count) {
-        if (lastSorted.length < count) {
-            lastSorted = new int[count];
-            lastNameEnds = new int[count];
-        }
-        int namesLength = 0;
-        for (int i = 0; i < count; i++) {
-            int record = first + i * RECORD;
-            namesLength += members[record + NAME_END] - members[record + START];
-        }
-        if (lastNames.length < namesLength) {
-            lastNames = new byte[Math.max(namesLength, lastNames.length * 2)];
-        }
-        int to = 0;
-        for (int i = 0; i < count; i++) {
-            int record = first + i * RECORD;
-            int start = members[record + START];
-            int nameLength = members[record + NAME_END] - start;
-            System.arraycopy(out, start, lastNames, to, nameLength);
-            to += nameLength;
-            lastNameEnds[i] = to;
-            lastSorted[i] = (order[i] - first) / RECORD;
-        }
-        lastSortedCount = count;
+        System.arraycopy(copy, 0, out, regionStart, to);
+        length = regionStart + to;
     }
 
     /**
@@ -361,8 +398,9 @@ final class CanonicalJsonPass {
     }
 
     /**
-     * A string at {@link #at}, quotes included: plain ASCII is copied as it is scanned, the rest char by char. A
-     * string never writes more than it reads, so the output has room (see {@link #write(byte)}).
+     * A string at {@link #at}, quotes included: plain ASCII is copied as it is scanned, a word at a time while the
+     * input has one left, the rest char by char. A string never writes more than it reads, so the output has room
+     * (see {@link #write(byte)}), also for a whole word written where only part of it is plain.
      */
     private void string() {
         byte[] in = this.in;
@@ -371,6 +409,19 @@ final class CanonicalJsonPass {
         int o = length;
         out[o++] = '"';
         while (true) {
+            while (i + Long.BYTES <= in.length) {
+                long word = ByteWords.get(in, i);
+                ByteWords.put(out, o, word);
+                long stops = ByteWords.stringStops(word);
+                if (stops != 0) {
+                    int plain = ByteWords.firstMarked(stops);
+                    i += plain;
+                    o += plain;
+                    break;
+                }
+                i += Long.BYTES;
+                o += Long.BYTES;
+            }
             while (i < in.length) {
                 byte b = in[i];
                 if (b < 0x20 || b == '"' || b == '\\') {
@@ -537,6 +588,9 @@ final class CanonicalJsonPass {
      * Any other number takes that general path.
      */
     private void number() {
+        if (plainNumber()) {
+            return;
+        }
         byte[] in = this.in;
         int start = at;
         int i = start;
@@ -593,6 +647,11 @@ final class CanonicalJsonPass {
         int all = integerDigits + fractionDigits;
         if (!hasExponent && all <= EXACT_DIGITS && spelledCanonically(start, integerStart, fractionStart,
                 fractionDigits)) {
+            if (at - start <= Long.BYTES && start + Long.BYTES <= in.length) {
+                ByteWords.put(out, length, ByteWords.get(in, start)); // room: the input has a word left
+                length += at - start;
+                return;
+            }
             for (int j = start; j < at; j++) {
                 out[length++] = in[j]; // a few bytes: cheaper than System.arraycopy's call
             }
@@ -621,6 +680,45 @@ final class CanonicalJsonPass {
         }
         makeRoom(significant + JsonNumbers.MAX_LAYOUT_OVERHEAD);
         length = JsonNumbers.writeEcmaScript(negative, digits, significant, (int) pointAt, out, length);
+    }
+
+    /**
+     * Copies the number at {@link #at} if, as most numbers, it fits in a word with a byte after it and is spelled
+     * canonically without a sign or an exponent ({@code 42}, {@code 19.5}), found from the word's digit marks.
+     *
+     * @return whether it did; if not, nothing was read or written
+     */
+    private boolean plainNumber() {
+        int start = at;
+        if (start + Long.BYTES > in.length) {
+            return false;
+        }
+        long word = ByteWords.get(in, start);
+        long nonDigits = ByteWords.nonDigits(word);
+        int end = ByteWords.firstMarked(nonDigits);
+        if (end == 0 || end >= Long.BYTES - 1 || end > 1 && (byte) word == '0') {
+            return false; // a sign, more digits than the word holds, or a leading zero
+        }
+        int after = byteOf(word, end);
+        if (after == '.') {
+            int fractionDigits = ByteWords.firstMarked(nonDigits >>> (end + 1) * Byte.SIZE);
+            end += 1 + fractionDigits;
+            if (fractionDigits == 0 || end >= Long.BYTES || byteOf(word, end - 1) == '0') {
+                return false; // no digit after the point, the word ends in the fraction, or a trailing zero
+            }
+            after = byteOf(word, end);
+        }
+        if ((after | 0x20) == 'e') {
+            return false;
+        }
+        ByteWords.put(out, length, word); // room: the input has a word left
+        length += end;
+        at = start + end;
+        return true;
+    }
+
+    private static int byteOf(long word, int index) {
+        return (int) (word >>> index * Byte.SIZE) & 0xFF;
     }
 
     /**
@@ -666,6 +764,13 @@ final class CanonicalJsonPass {
     /** The position of the first byte from {@code i} on that is not a digit. */
     private int skipDigits(int i) {
         byte[] in = this.in;
+        while (i + Long.BYTES <= in.length) {
+            long nonDigits = ByteWords.nonDigits(ByteWords.get(in, i));
+            if (nonDigits != 0) {
+                return i + ByteWords.firstMarked(nonDigits);
+            }
+            i += Long.BYTES;
+        }
         while (i < in.length && in[i] >= '0' && in[i] <= '9') {
             i++;
         }

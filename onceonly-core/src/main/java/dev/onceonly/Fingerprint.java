@@ -122,6 +122,8 @@ public final class Fingerprint {
         private @Nullable String route;
         private final Map<String, List<String>> components = new TreeMap<>();
         private byte @Nullable [] body;
+        /** How many bytes of {@link #body} are the body: a canonical form is hashed in the pass's longer buffer. */
+        private int bodyLength;
         private boolean jsonBody;
 
         private Builder() {
@@ -157,6 +159,7 @@ public final class Fingerprint {
         /** A body hashed byte for byte. */
         public Builder rawBody(byte[] body) {
             this.body = body.clone();
+            this.bodyLength = body.length;
             this.jsonBody = false;
             return this;
         }
@@ -167,7 +170,9 @@ public final class Fingerprint {
          * @throws MalformedRequestBodyException if {@code body} is not well-formed JSON
          */
         public Builder jsonBody(byte[] body, CanonicalJson canonicalJson) {
-            this.body = canonicalJson.canonicalize(body);
+            CanonicalJsonPass pass = canonicalJson.pass(body);
+            this.bodyLength = pass.run();
+            this.body = pass.output(); // hashed where it was written: a copy would cost a tenth of the pass
             this.jsonBody = true;
             return this;
         }
@@ -189,20 +194,20 @@ public final class Fingerprint {
                 }
             }
             if (body != null) {
-                field(sha256, jsonBody ? 'J' : 'B', body);
+                field(sha256, jsonBody ? 'J' : 'B', body, bodyLength);
             }
             return new Fingerprint(sha256.digest());
         }
 
         private static void field(MessageDigest sha256, char tag, String value) {
-            field(sha256, tag, value.getBytes(StandardCharsets.UTF_8));
+            byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+            field(sha256, tag, bytes, bytes.length);
         }
 
-        private static void field(MessageDigest sha256, char tag, byte[] value) {
-            int length = value.length;
+        private static void field(MessageDigest sha256, char tag, byte[] value, int length) {
             sha256.update(new byte[] {(byte) tag, (byte) (length >>> 24), (byte) (length >>> 16),
                 (byte) (length >>> 8), (byte) length});
-            sha256.update(value);
+            sha256.update(value, 0, length);
         }
 
         /**
