@@ -91,11 +91,16 @@ public final class BenchmarkSuite {
         log.info("Report written to {}", out.resolve("cleanup-report.md"));
     }
 
+    /**
+     * Two forks, since one fork on this shared machine can land in a slow minute; each with a fixed heap touched
+     * at start, so that the first iterations do not pay for page faults as the heap grows.
+     */
     private static Collection<RunResult> runJmh(boolean quick, Path work) throws Exception {
         return new Runner(new OptionsBuilder()
                 .include("dev\\.onceonly\\.benchmarks\\.jmh\\..*")
-                .forks(1)
-                .warmupIterations(quick ? 1 : 3)
+                .forks(quick ? 1 : 2)
+                .jvmArgsAppend("-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch")
+                .warmupIterations(quick ? 1 : 5)
                 .warmupTime(TimeValue.seconds(1))
                 .measurementIterations(quick ? 2 : 5)
                 .measurementTime(TimeValue.seconds(1))
