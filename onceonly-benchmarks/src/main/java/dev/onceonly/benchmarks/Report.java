@@ -182,7 +182,10 @@ final class Report {
                 + "database round trip) counts apart. A collection's pause splits into what G1's worker threads "
                 + "spent on a core and what they spent runnable but waiting for one (Linux's schedstat, all workers "
                 + "together, per collection): on cores the database and the load driver share, the second is the "
-                + "part of a pause the heap does not decide.\n\n");
+                + "part of a pause the heap does not decide. What a collection keeps in its survivor space splits "
+                + "by age (JFR's tenuring distribution): age 1 is what it saw for the first time, born since the "
+                + "collection before, mostly the requests in flight; age 2+ is what had outlived a collection "
+                + "before.\n\n");
         StringBuilder header = new StringBuilder("| component |");
         StringBuilder rule = new StringBuilder("| --- |");
         for (String name : profiles.keySet()) {
@@ -209,13 +212,14 @@ final class Report {
                 p.allocatedBytesPerRequest() / 1024)));
         md.append("\n\n| profile | requests | young collections | mean pause ms (± standard error) "
                 + "| longest pause ms | MiB copied per young collection | GC workers on a core, ms per collection "
-                + "| GC workers waiting for a core, ms per collection |\n"
-                + "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+                + "| GC workers waiting for a core, ms per collection | KiB kept of age 1 | KiB kept of age 2+ |\n"
+                + "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
         profiles.forEach((name, p) -> md.append(String.format(Locale.ROOT,
-                "| %s | %d | %d | %.2f ± %.2f | %.2f | %.2f | %.2f | %.2f |%n", name, p.requests(),
+                "| %s | %d | %d | %.2f ± %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f |%n", name, p.requests(),
                 p.youngPauses().count(), p.youngPauses().meanMillis(), p.youngPauses().meanErrorMillis(),
                 p.youngPauses().maxMillis(), p.youngPauses().meanCopiedBytes() / (1024 * 1024),
-                p.youngPauses().workerCpuMillis(), p.youngPauses().workerWaitMillis())));
+                p.youngPauses().workerCpuMillis(), p.youngPauses().workerWaitMillis(),
+                p.youngPauses().firstSurvivorBytes() / 1024, p.youngPauses().olderSurvivorBytes() / 1024)));
     }
 
     String json() {

@@ -47,9 +47,15 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
      * @param workerWaitMillis what they spent runnable but waiting for a core, per collection: cores held by
      *     another process (the database, the load driver) or by each other, the part of a pause the collector
      *     does not decide (Linux's schedstat, like the time on a core)
+     * @param firstSurvivorBytes what a young collection kept in its survivor space of objects it saw for the
+     *     first time (age 1), on average: born since the collection before and still alive, mostly the state of
+     *     the requests in flight
+     * @param olderSurvivorBytes what it kept of objects that had survived a collection before (age 2 and over):
+     *     what outlives a request, such as a cache's entries, until it dies or is promoted
      */
     public record Pauses(int count, double meanMillis, double meanErrorMillis, double maxMillis,
-            double meanCopiedBytes, double workerCpuMillis, double workerWaitMillis) {
+            double meanCopiedBytes, double workerCpuMillis, double workerWaitMillis, double firstSurvivorBytes,
+            double olderSurvivorBytes) {
     }
 
     /** What HotSpot names the threads that do a pause's parallel work: G1's workers. */
@@ -130,6 +136,8 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         double pauseMax = 0;
         int evacuations = 0;
         double copied = 0;
+        double firstSurvivors = 0;
+        double olderSurvivors = 0;
         for (RecordedEvent event : RecordingFile.readAllEvents(file)) {
             switch (event.getEventType().getName()) {
                 case "jdk.ExecutionSample" -> {
@@ -147,6 +155,13 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
                     RecordedObject statistics = event.getValue("statistics");
                     copied += statistics.getLong("used") + statistics.getLong("directAllocated");
                     evacuations++;
+                }
+                case "jdk.TenuringDistribution" -> {
+                    if (event.getLong("age") == 1) {
+                        firstSurvivors += event.getLong("size");
+                    } else {
+                        olderSurvivors += event.getLong("size");
+                    }
                 }
                 case "jdk.GarbageCollection" -> {
                     collections++;
@@ -170,7 +185,8 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
                 split(allocationSamples, allocated / requests), new Pauses(pauses,
                         pauses == 0 ? 0 : pauseSum / pauses, meanError(pauses, pauseSum, pauseSquares), pauseMax,
                         evacuations == 0 ? 0 : copied / evacuations, perCollection(gcWorkers.runNanos(), collections),
-                        perCollection(gcWorkers.waitNanos(), collections)));
+                        perCollection(gcWorkers.waitNanos(), collections), evacuations == 0 ? 0
+                                : firstSurvivors / evacuations, evacuations == 0 ? 0 : olderSurvivors / evacuations));
     }
 
     /** Splits {@code perRequest} by component in proportion to the allocation samples' (capped) weights. */
@@ -253,6 +269,7 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
             return "OnceOnly: body caching";
         }
         if (type.startsWith("dev.onceonly.CanonicalJson") || type.startsWith("dev.onceonly.Fingerprint")
+                || type.startsWith("dev.onceonly.ObjectShape") || type.startsWith("dev.onceonly.ByteWords")
                 || type.startsWith("dev.onceonly.internal.Json")
                 || type.startsWith("dev.onceonly.spring.boot.web.ServletFingerprints")) {
             return "OnceOnly: fingerprint";
