@@ -60,8 +60,9 @@ final class ByteWords {
     }
 
     /**
-     * Copies a span between two arrays: a short one a word at a time (its last word overlapping the one before),
-     * where System.arraycopy's set-up would cost more than the copy.
+     * Copies a span between two arrays, writing no byte outside it: one shorter than a word byte by byte, one up
+     * to {@value #SHORT_SPAN} bytes a word at a time (its last word overlapping the one before), where
+     * System.arraycopy's set-up would cost more than the copy, and a longer one with System.arraycopy.
      */
     static void copy(byte[] source, int from, byte[] target, int to, int count) {
         if (count > SHORT_SPAN) {

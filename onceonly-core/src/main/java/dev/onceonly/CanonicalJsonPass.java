@@ -163,7 +163,7 @@ final class CanonicalJsonPass {
             if (matched > 0) {
                 at += matched;
                 length += matched;
-                nameEnd = length - 1; // before the colon
+                nameEnd = length - 1; // where the colon is
             } else {
                 matching = false;
                 string();
@@ -209,8 +209,8 @@ final class CanonicalJsonPass {
     }
 
     /**
-     * The shape remembered at {@code depth}, made empty if none is yet; none for the first object there, as most
-     * documents have only one object at each depth, which a shape would not pay for.
+     * The shape remembered at {@code depth}, made empty if none is yet; none for the first object at a depth below
+     * 64, as most documents have only one object at each depth, which a shape would not pay for.
      */
     private @Nullable ObjectShape shapeFor(int depth) {
         if (depth < Long.SIZE && (depthsSeen & 1L << depth) == 0) {
@@ -244,7 +244,7 @@ final class CanonicalJsonPass {
         if (!inOrder) {
             sort(order, count);
         }
-        if (shape != null && !anyExcluded) {
+        if (shape != null) { // only where no path is tracked, so nothing is excluded
             shape.reset(count, inOrder);
             for (int i = 0; i < count; i++) {
                 int record = first + i * RECORD;
@@ -647,11 +647,6 @@ final class CanonicalJsonPass {
         int all = integerDigits + fractionDigits;
         if (!hasExponent && all <= EXACT_DIGITS && spelledCanonically(start, integerStart, fractionStart,
                 fractionDigits)) {
-            if (at - start <= Long.BYTES && start + Long.BYTES <= in.length) {
-                ByteWords.put(out, length, ByteWords.get(in, start)); // room: the input has a word left
-                length += at - start;
-                return;
-            }
             for (int j = start; j < at; j++) {
                 out[length++] = in[j]; // a few bytes: cheaper than System.arraycopy's call
             }
@@ -697,7 +692,8 @@ final class CanonicalJsonPass {
         long nonDigits = ByteWords.nonDigits(word);
         int end = ByteWords.firstMarked(nonDigits);
         if (end == 0 || end >= Long.BYTES - 1 || end > 1 && (byte) word == '0') {
-            return false; // a sign, more digits than the word holds, or a leading zero
+            // a sign, a leading zero, or seven digits or more: (end + 1) bytes must stay a shift below 64 bits
+            return false;
         }
         int after = byteOf(word, end);
         if (after == '.') {
