@@ -182,11 +182,11 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         samples.replaceAll((component, count) -> total == 0 ? 0 : count / total);
         double allocated = allocatedByThread.values().stream().mapToLong(span -> span[1] - span[0]).sum();
         return new ServiceProfile(requests, ProcessCpu.millis(cpuTicks) / requests, samples, allocated / requests,
-                split(allocationSamples, allocated / requests), new Pauses(pauses,
-                        pauses == 0 ? 0 : pauseSum / pauses, meanError(pauses, pauseSum, pauseSquares), pauseMax,
-                        evacuations == 0 ? 0 : copied / evacuations, perCollection(gcWorkers.runNanos(), collections),
-                        perCollection(gcWorkers.waitNanos(), collections), evacuations == 0 ? 0
-                                : firstSurvivors / evacuations, evacuations == 0 ? 0 : olderSurvivors / evacuations));
+                split(allocationSamples, allocated / requests), new Pauses(pauses, mean(pauseSum, pauses),
+                        meanError(pauses, pauseSum, pauseSquares), pauseMax, mean(copied, evacuations),
+                        perCollection(gcWorkers.runNanos(), collections),
+                        perCollection(gcWorkers.waitNanos(), collections), mean(firstSurvivors, evacuations),
+                        mean(olderSurvivors, evacuations)));
     }
 
     /** Splits {@code perRequest} by component in proportion to the allocation samples' (capped) weights. */
@@ -209,7 +209,11 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
     }
 
     private static double perCollection(long nanos, int collections) {
-        return collections == 0 ? 0 : nanos / 1e6 / collections;
+        return mean(nanos / 1e6, collections);
+    }
+
+    private static double mean(double total, int count) {
+        return count == 0 ? 0 : total / count;
     }
 
     private static double meanError(int count, double sum, double squares) {
