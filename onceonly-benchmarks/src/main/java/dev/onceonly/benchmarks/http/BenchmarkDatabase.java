@@ -8,26 +8,46 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 
-/** The benchmark's own database on the local PostgreSQL, created empty for every run. */
+/** A database of the benchmark's own on the local PostgreSQL, created empty for every run. */
 final class BenchmarkDatabase {
 
     private static final String NAME = "onceonly_bench";
 
     private final String serverUrl;
+    private final String name;
 
+    /** The benchmark's main database. */
     BenchmarkDatabase(String serverUrl) {
-        this.serverUrl = serverUrl;
+        this(serverUrl, NAME);
     }
 
-    /** The JDBC URL of the benchmark database. */
+    private BenchmarkDatabase(String serverUrl, String name) {
+        this.serverUrl = serverUrl;
+        this.name = name;
+    }
+
+    /** Another database of the benchmark's on the same server, named after this one with {@code suffix}. */
+    BenchmarkDatabase sibling(String suffix) {
+        return new BenchmarkDatabase(serverUrl, name + "_" + suffix);
+    }
+
+    /** The JDBC URL of this database. */
     String url() {
-        return serverUrl.replace("/postgres?", "/" + NAME + "?");
+        return serverUrl.replace("/postgres?", "/" + name + "?");
     }
 
     void recreate() throws SQLException {
+        drop();
+        admin("CREATE DATABASE " + name);
+    }
+
+    void drop() throws SQLException {
+        admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+    }
+
+    private void admin(String statement) throws SQLException {
         try (Connection admin = DriverManager.getConnection(serverUrl); Statement sql = admin.createStatement()) {
-            sql.execute("DROP DATABASE IF EXISTS " + NAME + " WITH (FORCE)");
-            sql.execute("CREATE DATABASE " + NAME);
+            sql.execute(statement);
         }
     }
 

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  *   <li>(c) replays of keys that already have an outcome;</li>
  *   <li>(d) a duplicate storm, open loop: 1,000 duplicates a second on one key (a new key every 250 ms, so there is
  *       always a first execution in flight), while other clients send fresh keys;</li>
- *   <li>(e) first executions with 10,000 and then 5,000,000 records in the table;</li>
+ *   <li>(e) first executions with 10,000 and with 5,000,000 records in the table: two instances side by side, each on
+ *       a database of its own;</li>
  *   <li>(g) first executions with the Redis fast layer (the shared Redis on 127.0.0.1:6379), written once
  *       ({@code onceonly.redis.write-once=true});</li>
  *   <li>(h) replays of another instance's outcomes, on an instance that never saw them and keeps none in its
@@ -93,7 +94,7 @@ public final class HttpBenchmark {
             facts.put("b.hotUpdates", database.hotUpdates());
             List<String> keys = createOrders(idempotent, REPLAY_KEYS);
             for (int clients : settings.clientCounts()) {
-                measureInterleaved(List.of(new Profiled(driver.http("c", clients, client -> order(idempotent,
+                measureInterleaved(List.of(Load.profiled(driver.http("c", clients, client -> order(idempotent,
                         keys.get(ThreadLocalRandom.current().nextInt(keys.size())))), idempotent)));
             }
             measureStorm("d", idempotent, settings.clientCounts().getLast(), "c");
@@ -132,13 +133,13 @@ public final class HttpBenchmark {
             throws Exception {
         try (DatabaseFloor raw = new DatabaseFloor(database.url(), ServiceProcess.POOL_SIZE)) {
             for (int clients : settings.clientCounts()) {
-                List<Profiled> groups = new ArrayList<>(List.of(
-                        new Profiled(driver.http("a", clients, client -> freshKey(plain)), plain),
-                        new Profiled(driver.http("b", clients, client -> freshKey(idempotent)), idempotent)));
+                List<Load> groups = new ArrayList<>(List.of(
+                        Load.profiled(driver.http("a", clients, client -> freshKey(plain)), plain),
+                        Load.profiled(driver.http("b", clients, client -> freshKey(idempotent)), idempotent)));
                 if (floor && clients > 1) {
                     for (DatabaseFloor.Transaction transaction : DatabaseFloor.Transaction.values()) {
-                        groups.add(new Profiled(new LoadDriver.Group(transaction.scenario(), clients,
-                                raw.work(transaction)), null));
+                        groups.add(new Load(new LoadDriver.Group(transaction.scenario(), clients,
+                                raw.work(transaction)), null, false));
                     }
                 }
                 measureInterleaved(groups);
@@ -171,9 +172,14 @@ public final class HttpBenchmark {
     }
 
     private ServiceProcess start(boolean idempotency, String label, List<String> properties) throws Exception {
+        return start(database, idempotency, label, properties);
+    }
+
+    private ServiceProcess start(BenchmarkDatabase on, boolean idempotency, String label, List<String> properties)
+            throws Exception {
         List<String> all = new ArrayList<>(properties);
         all.add("onceonly.cleanup.enabled=false");
-        return startWarm(driver, serviceJar, database, idempotency, all, workDir.resolve("service-" + label + ".log"),
+        return startWarm(driver, serviceJar, on, idempotency, all, workDir.resolve("service-" + label + ".log"),
                 settings.warmUp().multipliedBy(3));
     }
 
@@ -203,21 +209,21 @@ public final class HttpBenchmark {
     }
 
     /**
-     * A group to measure, and the service it loads, which is profiled in one more round after the measured ones at
-     * every client count but one; {@code null} for load that is not the service's, or that is not profiled.
+     * A group to measure; the service it loads, whose CPU time each round counts ({@code null} for load that is not
+     * a service's); and whether that service is profiled in one more round after the measured ones, at every client
+     * count but one.
      */
-    private record Profiled(LoadDriver.Group group, @Nullable ServiceProcess service) {
+    private record Load(LoadDriver.Group group, @Nullable ServiceProcess service, boolean profiled) {
+
+        static Load profiled(LoadDriver.Group group, ServiceProcess service) {
+            return new Load(group, service, true);
+        }
     }
 
     private Measurement measure(String scenario, ServiceProcess service, int clients, RequestFor requests)
             throws Exception {
-        return measure(scenario, service, clients, requests, settings.warmUp());
-    }
-
-    private Measurement measure(String scenario, ServiceProcess service, int clients, RequestFor requests,
-            Duration warmUp) throws Exception {
-        return measureInterleaved(List.of(new Profiled(driver.http(scenario, clients,
-                client -> requests.next(service)), null)), warmUp).getFirst();
+        return measureInterleaved(List.of(new Load(driver.http(scenario, clients,
+                client -> requests.next(service)), service, false))).getFirst();
     }
 
     @FunctionalInterface
@@ -229,27 +235,31 @@ public final class HttpBenchmark {
      * Warms every group up, then runs the rounds, in each round every group alone in turn: round 1 of each, then
      * round 2 of each, and so on. Each round also counts PostgreSQL's CPU time.
      */
-    private List<Measurement> measureInterleaved(List<Profiled> groups) throws Exception {
+    private List<Measurement> measureInterleaved(List<Load> groups) throws Exception {
         return measureInterleaved(groups, settings.warmUp());
     }
 
-    private List<Measurement> measureInterleaved(List<Profiled> groups, Duration warmUp) throws Exception {
+    private List<Measurement> measureInterleaved(List<Load> groups, Duration warmUp) throws Exception {
         List<List<Measurement.Round>> rounds = new ArrayList<>();
-        for (Profiled profiled : groups) {
-            LoadDriver.Group group = profiled.group();
+        for (Load load : groups) {
+            LoadDriver.Group group = load.group();
             log.info("Scenario {} with {} clients: warming up for {}", group.name(), group.clients(), warmUp);
             driver.run(warmUp, List.of(group));
             rounds.add(new ArrayList<>());
         }
         for (int round = 1; round <= settings.rounds(); round++) {
             for (int g = 0; g < groups.size(); g++) {
-                LoadDriver.Group group = groups.get(g).group();
-                long databaseTicks = ProcessCpu.postgresTicks();
+                Load load = groups.get(g);
+                LoadDriver.Group group = load.group();
+                ProcessCpu.Clocks start = ProcessCpu.Clocks.read(load.service());
                 LoadDriver.GroupResult result = driver.run(settings.round(), List.of(group)).getFirst();
-                Measurement.Round measured = Measurement.round(result, ProcessCpu.postgresTicks() - databaseTicks);
-                log.info("Scenario {} with {} clients, round {}: {} req/s, p50 {} ms, p99 {} ms, database {} ms/request,"
-                        + " statuses {}", group.name(), group.clients(), round, Math.round(result.throughput()),
-                        result.p50Millis(), result.p99Millis(), measured.databaseCpuMillis(), result.statuses());
+                Measurement.Round measured = Measurement.round(result,
+                        ProcessCpu.Clocks.read(load.service()).since(start));
+                log.info("Scenario {} with {} clients, round {}: {} req/s, p50 {} ms, p99 {} ms, CPU ms/request:"
+                        + " database {}, service {}, machine {}; statuses {}", group.name(), group.clients(), round,
+                        Math.round(result.throughput()), result.p50Millis(), result.p99Millis(),
+                        measured.databaseCpuMillis(), measured.serviceCpuMillis(), measured.machineCpuMillis(),
+                        result.statuses());
                 rounds.get(g).add(measured);
             }
         }
@@ -260,7 +270,7 @@ public final class HttpBenchmark {
             measurements.add(measurement);
             measured.add(measurement);
             ServiceProcess service = groups.get(g).service();
-            if (service != null && group.clients() > 1) {
+            if (service != null && groups.get(g).profiled() && group.clients() > 1) {
                 profile(group, service);
             }
         }
@@ -333,23 +343,36 @@ public final class HttpBenchmark {
         measurements.add(new Measurement(scenario + "-storm", rate, stormRounds));
     }
 
+    /**
+     * (e): one instance on a record table of 10,000 records and one on a table of {@code largeTable}, each on a
+     * database of its own, measured in interleaved rounds as (a) and (b) are. Measured one after the other on one
+     * instance, as they once were, the ratio also held what the JIT had not finished before the first measurement
+     * and what the machine did in between: 0.99 in one run, 1.32 in the next.
+     */
     private void measureTableSize() throws Exception {
         int clients = settings.clientCounts().getLast();
+        BenchmarkDatabase large = database.sibling("large");
         database.recreate();
-        try (ServiceProcess service = start(true, "e", WITHOUT_REDIS)) {
-            // The warm-up wrote records of its own; start the small table from nothing.
+        large.recreate();
+        try (ServiceProcess small = start(database, true, "e-10k", WITHOUT_REDIS);
+                ServiceProcess big = start(large, true, "e-large", WITHOUT_REDIS)) {
+            // The warm-ups wrote records of their own; start both tables from nothing.
             database.truncate();
             database.seedRecords(10_000);
             facts.put("e.small.records", database.records());
-            // A longer warm-up: the first seconds on a table just emptied and seeded run slow (autovacuum after the
-            // truncation), and would otherwise decide the ratio.
-            measure("e-10k", service, clients, HttpBenchmark::freshKey, settings.warmUp().multipliedBy(3));
+            large.truncate();
             log.info("Seeding {} records", settings.largeTable());
             long seeding = System.nanoTime();
-            database.seedRecords(settings.largeTable());
+            large.seedRecords(settings.largeTable());
             facts.put("e.large.seedSeconds", (System.nanoTime() - seeding) / 1e9);
-            facts.put("e.large.records", database.records());
-            measure("e-large", service, clients, HttpBenchmark::freshKey, settings.warmUp().multipliedBy(3));
+            facts.put("e.large.records", large.records());
+            // A longer warm-up: the first seconds on a table just emptied and seeded run slow (autovacuum after the
+            // truncation), and the instances stood idle while the large table was seeded.
+            measureInterleaved(List.of(new Load(driver.http("e-10k", clients, client -> freshKey(small)), small, false),
+                    new Load(driver.http("e-large", clients, client -> freshKey(big)), big, false)),
+                    settings.warmUp().multipliedBy(6));
+        } finally {
+            large.drop();
         }
     }
 }

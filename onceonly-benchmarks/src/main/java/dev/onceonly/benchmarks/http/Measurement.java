@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
@@ -25,18 +26,27 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
      * @param statuses responses by HTTP status (-1: no response)
      * @param databaseCpuMillis PostgreSQL's CPU time (all its processes) per request, or {@code null} where the
      *     database served other work at the same time
+     * @param serviceCpuMillis the measured service process's CPU time per request, or {@code null} where no one
+     *     service was measured
+     * @param machineCpuMillis the CPU time of every core per request (all processes and the kernel), or
+     *     {@code null} where other load ran at the same time
      */
     public record Round(double throughput, double p50Millis, double p99Millis, Map<Integer, Long> statuses,
-            @Nullable Double databaseCpuMillis) {
+            @Nullable Double databaseCpuMillis, @Nullable Double serviceCpuMillis, @Nullable Double machineCpuMillis) {
     }
 
-    static Round round(LoadDriver.GroupResult result, long databaseCpuTicks) {
+    /** A closed-loop round alone on the machine, and the CPU time it cost. */
+    static Round round(LoadDriver.GroupResult result, ProcessCpu.Clocks spent) {
+        long requests = result.requests();
         return new Round(result.throughput(), result.p50Millis(), result.p99Millis(), result.statuses(),
-                ProcessCpu.millis(databaseCpuTicks) / result.requests());
+                ProcessCpu.millis(spent.database()) / requests,
+                spent.service() == null ? null : ProcessCpu.millis(spent.service()) / requests,
+                ProcessCpu.millis(spent.machine()) / requests);
     }
 
     static Round round(LoadDriver.GroupResult result) {
-        return new Round(result.throughput(), result.p50Millis(), result.p99Millis(), result.statuses(), null);
+        return new Round(result.throughput(), result.p50Millis(), result.p99Millis(), result.statuses(), null, null,
+                null);
     }
 
     /** An open-loop run as one round: its latencies count from when each request was due. */
@@ -44,7 +54,7 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
         Histogram all = new Histogram(3_600_000_000L, 3);
         result.seconds().forEach(all::add);
         return new Round(result.requests() / result.elapsedSeconds(), all.getValueAtPercentile(50) / 1000.0,
-                all.getValueAtPercentile(99) / 1000.0, result.statuses(), null);
+                all.getValueAtPercentile(99) / 1000.0, result.statuses(), null, null, null);
     }
 
     public double medianThroughput() {
@@ -65,7 +75,21 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
 
     /** The median round's database CPU per request, if measured. */
     public @Nullable Double medianDatabaseCpuMillis() {
-        List<Double> measured = rounds.stream().map(Round::databaseCpuMillis).filter(Objects::nonNull).toList();
+        return medianOf(Round::databaseCpuMillis);
+    }
+
+    /** The median round's service CPU per request, if measured. */
+    public @Nullable Double medianServiceCpuMillis() {
+        return medianOf(Round::serviceCpuMillis);
+    }
+
+    /** The median round's machine CPU per request, if measured. */
+    public @Nullable Double medianMachineCpuMillis() {
+        return medianOf(Round::machineCpuMillis);
+    }
+
+    private @Nullable Double medianOf(Function<Round, @Nullable Double> figure) {
+        List<Double> measured = rounds.stream().map(figure).filter(Objects::nonNull).toList();
         return measured.isEmpty() ? null : median(measured);
     }
 

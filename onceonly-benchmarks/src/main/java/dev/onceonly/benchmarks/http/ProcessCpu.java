@@ -7,6 +7,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** CPU time used by processes on this machine, read from Linux's {@code /proc}, in clock ticks. */
 final class ProcessCpu {
@@ -42,6 +43,37 @@ final class ProcessCpu {
             }
         }
         return ticks;
+    }
+
+    /**
+     * What all cores spent so far on anything but waiting: user, nice, system, interrupts, soft interrupts and steal
+     * (the first line of {@code /proc/stat}). With both cores busy, what a request costs the whole machine decides
+     * the throughput: the service, the database, the load driver and the kernel's network stack between them.
+     */
+    static long machineTicks() throws IOException {
+        String[] cpu = Files.readAllLines(Path.of("/proc/stat")).getFirst().trim().split("\\s+");
+        long ticks = 0;
+        for (int field : new int[] {1, 2, 3, 6, 7, 8}) {
+            ticks += Long.parseLong(cpu[field]);
+        }
+        return ticks;
+    }
+
+    /**
+     * The CPU time the machine, PostgreSQL and, where one is measured, a service process had used at one moment;
+     * two of them make what a round cost.
+     */
+    record Clocks(long machine, long database, @Nullable Long service) {
+
+        static Clocks read(@Nullable ServiceProcess service) throws IOException {
+            return new Clocks(machineTicks(), postgresTicks(), service == null ? null : service.cpuTicks());
+        }
+
+        /** What was used between {@code start} and this moment. */
+        Clocks since(Clocks start) {
+            return new Clocks(machine - start.machine, database - start.database,
+                    service == null || start.service == null ? null : service - start.service);
+        }
     }
 
     /**
