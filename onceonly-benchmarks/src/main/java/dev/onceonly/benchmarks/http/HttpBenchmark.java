@@ -94,7 +94,7 @@ public final class HttpBenchmark {
             facts.put("b.hotUpdates", database.hotUpdates());
             List<String> keys = createOrders(idempotent, REPLAY_KEYS);
             for (int clients : settings.clientCounts()) {
-                measureInterleaved(List.of(Load.profiled(driver.http("c", clients, client -> order(idempotent,
+                measureInterleaved(List.of(Load.withProfile(driver.http("c", clients, client -> order(idempotent,
                         keys.get(ThreadLocalRandom.current().nextInt(keys.size())))), idempotent)));
             }
             measureStorm("d", idempotent, settings.clientCounts().getLast(), "c");
@@ -134,8 +134,8 @@ public final class HttpBenchmark {
         try (DatabaseFloor raw = new DatabaseFloor(database.url(), ServiceProcess.POOL_SIZE)) {
             for (int clients : settings.clientCounts()) {
                 List<Load> groups = new ArrayList<>(List.of(
-                        Load.profiled(driver.http("a", clients, client -> freshKey(plain)), plain),
-                        Load.profiled(driver.http("b", clients, client -> freshKey(idempotent)), idempotent)));
+                        Load.withProfile(driver.http("a", clients, client -> freshKey(plain)), plain),
+                        Load.withProfile(driver.http("b", clients, client -> freshKey(idempotent)), idempotent)));
                 if (floor && clients > 1) {
                     for (DatabaseFloor.Transaction transaction : DatabaseFloor.Transaction.values()) {
                         groups.add(new Load(new LoadDriver.Group(transaction.scenario(), clients,
@@ -190,7 +190,12 @@ public final class HttpBenchmark {
                 properties, serviceLog.getFileName());
         ServiceProcess service = ServiceProcess.start(serviceJar, database.url(), idempotency, properties,
                 serviceLog);
-        driver.run(warmUp, List.of(driver.http("warm-up", 16, client -> freshKey(service))));
+        try {
+            driver.run(warmUp, List.of(driver.http("warm-up", 16, client -> freshKey(service))));
+        } catch (Exception | Error e) {
+            service.close();
+            throw e;
+        }
         return service;
     }
 
@@ -215,15 +220,19 @@ public final class HttpBenchmark {
      */
     private record Load(LoadDriver.Group group, @Nullable ServiceProcess service, boolean profiled) {
 
-        static Load profiled(LoadDriver.Group group, ServiceProcess service) {
+        static Load withProfile(LoadDriver.Group group, ServiceProcess service) {
             return new Load(group, service, true);
+        }
+
+        static Load of(LoadDriver.Group group, ServiceProcess service) {
+            return new Load(group, service, false);
         }
     }
 
     private Measurement measure(String scenario, ServiceProcess service, int clients, RequestFor requests)
             throws Exception {
-        return measureInterleaved(List.of(new Load(driver.http(scenario, clients,
-                client -> requests.next(service)), service, false))).getFirst();
+        return measureInterleaved(List.of(Load.of(driver.http(scenario, clients, client -> requests.next(service)),
+                service))).getFirst();
     }
 
     @FunctionalInterface
@@ -233,7 +242,8 @@ public final class HttpBenchmark {
 
     /**
      * Warms every group up, then runs the rounds, in each round every group alone in turn: round 1 of each, then
-     * round 2 of each, and so on. Each round also counts PostgreSQL's CPU time.
+     * round 2 of each, and so on. Each round also counts the CPU time of PostgreSQL, of the group's service and of
+     * the whole machine.
      */
     private List<Measurement> measureInterleaved(List<Load> groups) throws Exception {
         return measureInterleaved(groups, settings.warmUp());
@@ -347,7 +357,7 @@ public final class HttpBenchmark {
      * (e): one instance on a record table of 10,000 records and one on a table of {@code largeTable}, each on a
      * database of its own, measured in interleaved rounds as (a) and (b) are. Measured one after the other on one
      * instance, as they once were, the ratio also held what the JIT had not finished before the first measurement
-     * and what the machine did in between: 0.99 in one run, 1.32 in the next.
+     * and what the machine did in between: 1.32 in one run, 1.01 in the next, on the same machine.
      */
     private void measureTableSize() throws Exception {
         int clients = settings.clientCounts().getLast();
@@ -368,11 +378,11 @@ public final class HttpBenchmark {
             facts.put("e.large.records", large.records());
             // A longer warm-up: the first seconds on a table just emptied and seeded run slow (autovacuum after the
             // truncation), and the instances stood idle while the large table was seeded.
-            measureInterleaved(List.of(new Load(driver.http("e-10k", clients, client -> freshKey(small)), small, false),
-                    new Load(driver.http("e-large", clients, client -> freshKey(big)), big, false)),
+            measureInterleaved(List.of(Load.of(driver.http("e-10k", clients, client -> freshKey(small)), small),
+                    Load.of(driver.http("e-large", clients, client -> freshKey(big)), big)),
                     settings.warmUp().multipliedBy(6));
-        } finally {
-            large.drop();
         }
+        // Gigabytes on the disk; a run that failed before here leaves them to the next, which recreates them.
+        large.drop();
     }
 }

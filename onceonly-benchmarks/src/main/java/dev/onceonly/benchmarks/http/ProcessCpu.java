@@ -46,14 +46,15 @@ final class ProcessCpu {
     }
 
     /**
-     * What all cores spent so far on anything but waiting: user, nice, system, interrupts, soft interrupts and steal
-     * (the first line of {@code /proc/stat}). With both cores busy, what a request costs the whole machine decides
-     * the throughput: the service, the database, the load driver and the kernel's network stack between them.
+     * What all cores spent so far running this machine's work: user, nice, system, interrupts and soft interrupts
+     * (the first line of {@code /proc/stat}; not idle, I/O wait, or the steal of a hypervisor running other guests).
+     * With both cores busy, what a request costs the whole machine decides the throughput: the service, the
+     * database, the load driver and the kernel's network stack between them.
      */
     static long machineTicks() throws IOException {
         String[] cpu = Files.readAllLines(Path.of("/proc/stat")).getFirst().trim().split("\\s+");
         long ticks = 0;
-        for (int field : new int[] {1, 2, 3, 6, 7, 8}) {
+        for (int field : new int[] {1, 2, 3, 6, 7}) {
             ticks += Long.parseLong(cpu[field]);
         }
         return ticks;

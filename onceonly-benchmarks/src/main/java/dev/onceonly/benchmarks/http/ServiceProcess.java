@@ -56,7 +56,12 @@ final class ServiceProcess implements AutoCloseable {
         properties.forEach(property -> command.add("--" + property));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         ServiceProcess service = new ServiceProcess(process, port);
-        service.awaitHealthy(Duration.ofSeconds(120));
+        try {
+            service.awaitHealthy(Duration.ofSeconds(120));
+        } catch (Exception | Error e) {
+            service.close();
+            throw e;
+        }
         return service;
     }
 
