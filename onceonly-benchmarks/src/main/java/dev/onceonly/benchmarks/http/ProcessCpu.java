@@ -52,7 +52,12 @@ final class ProcessCpu {
      * database, the load driver and the kernel's network stack between them.
      */
     static long machineTicks() throws IOException {
-        String[] cpu = Files.readAllLines(Path.of("/proc/stat")).getFirst().trim().split("\\s+");
+        return machineTicks(Files.readAllLines(Path.of("/proc/stat")).getFirst());
+    }
+
+    /** The ticks of {@link #machineTicks()} in {@code /proc/stat}'s first line, {@code cpu  user nice system …}. */
+    static long machineTicks(String cpuLine) {
+        String[] cpu = cpuLine.trim().split("\\s+");
         long ticks = 0;
         for (int field : new int[] {1, 2, 3, 6, 7}) {
             ticks += Long.parseLong(cpu[field]);
