@@ -109,18 +109,24 @@ final class Report {
                     p99Ratio("i", "g", top), r -> r <= 1.5);
         }
         md.append("\n## HTTP: POST /api/orders\n\n");
-        md.append("Each measurement: ").append(settings.warmUp().toSeconds()).append(" s warm-up, then ")
+        md.append("Each measurement: a warm-up of at least ").append(settings.warmUp().toSeconds())
+                .append(" s, and for a service until its JIT has settled (two 5 s windows in a row that each "
+                        + "compiled fewer than 0.25 % of the methods compiled so far; each service also warmed up so "
+                        + "at its start, with first executions from 16 clients), then ")
                 .append(settings.rounds()).append(" rounds of ").append(settings.round().toSeconds())
                 .append(" s; throughput is the median round with the slowest and fastest round, latencies the "
                         + "median round's.\n\n");
         md.append("CPU ms/request: the CPU time over a round, per request, of every PostgreSQL process, of the service "
                 + "process and of the whole machine (all cores, the kernel included), each the median round's.\n\n");
-        md.append("| scenario | clients | requests/s (min–max) | p50 ms | p99 ms | PostgreSQL CPU ms/request "
-                + "| service CPU ms/request | machine CPU ms/request | responses |\n");
-        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        md.append("| scenario | clients | warm-up s | requests/s (min–max) | p50 ms | p99 ms "
+                + "| PostgreSQL CPU ms/request | service CPU ms/request | machine CPU ms/request | responses |\n");
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for (Measurement m : http.measurements()) {
-            md.append(String.format(Locale.ROOT, "| %s | %d | %.0f (%.0f–%.0f) | %.1f | %.1f | %s | %s | %s | %s |%n",
-                    describe(m.scenario()), m.clients(), m.medianThroughput(), m.minThroughput(), m.maxThroughput(),
+            md.append(String.format(Locale.ROOT,
+                    "| %s | %d | %s | %.0f (%.0f–%.0f) | %.1f | %.1f | %s | %s | %s | %s |%n",
+                    describe(m.scenario()), m.clients(),
+                    http.facts().getOrDefault("warmUp." + m.scenario() + "/" + m.clients(), "–"),
+                    m.medianThroughput(), m.minThroughput(), m.maxThroughput(),
                     m.medianP50(), m.medianP99(), millis(Optional.ofNullable(m.medianDatabaseCpuMillis())),
                     millis(Optional.ofNullable(m.medianServiceCpuMillis())),
                     millis(Optional.ofNullable(m.medianMachineCpuMillis())), m.statuses()));

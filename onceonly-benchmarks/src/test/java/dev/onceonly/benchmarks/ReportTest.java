@@ -24,7 +24,9 @@ class ReportTest {
         // b - a = 1.0 ms: PostgreSQL 0.5, the service 0.4 (OnceOnly's own code 12.5 % of b's 0.8 = 0.1), the rest
         // 0.1; without OnceOnly's own code b/a would be 1.0 / (2.0 - 0.1).
         assertThat(md).contains("| 16 | 1.000 | 2.000 | 1.000 | 0.500 | 0.400 | 0.100 | 0.100 | 0.50 | 0.50 | 0.53 |");
-        assertThat(md).contains("| b: first executions | 16 | 500 (500–500) | 1.0 | 2.0 | 0.800 | 0.800 | 2.000 |");
+        assertThat(md).contains(
+                "| b: first executions | 16 | 75 | 500 (500–500) | 1.0 | 2.0 | 0.800 | 0.800 | 2.000 |");
+        assertThat(md).as("no warm-up recorded").contains("| a: idempotency off | 16 | – | 1000 (1000–1000) |");
     }
 
     @Test
@@ -41,7 +43,7 @@ class ReportTest {
                 measurement("e-10k", smallTable, 1.0, 1.0, 3.0),
                 measurement("e-large", largeTable, 1.0, 1.0, 3.0));
         Map<String, Object> facts = Map.of("e.large.records", 5_000_000L, "e.small.records", 10_000L,
-                "e.large.seedSeconds", 90.0, "b.hotUpdates", "1 of 1");
+                "e.large.seedSeconds", 90.0, "b.hotUpdates", "1 of 1", "warmUp.b/16", 75L);
         Map<String, ServiceProfile> profiles = Map.of("a/16", profile(0), "b/16", profile(0.025));
         return new Report(List.of(), new HttpBenchmark.Results(measurements, profiles, facts), SETTINGS,
                 Instant.EPOCH, Instant.EPOCH, false);

@@ -45,6 +45,10 @@ public final class HttpBenchmark {
     private static final double STORM_SHARE = 0.25;
     private static final int REPLAY_KEYS = 2_000;
     private static final int PROFILE_ROUNDS = 3;
+    /** How long a warm-up runs, past its minimum, between two looks at the service's JIT. */
+    private static final Duration JIT_WINDOW = Duration.ofSeconds(5);
+    /** The longest a warm-up waits for the service's JIT to settle; past it, the measurement goes ahead, logged. */
+    private static final Duration JIT_LIMIT = Duration.ofMinutes(3);
     /** The database alone decides. */
     private static final List<String> WITHOUT_REDIS = List.of("onceonly.redis.enabled=false");
 
@@ -183,7 +187,10 @@ public final class HttpBenchmark {
                 settings.warmUp().multipliedBy(3));
     }
 
-    /** Starts the service and warms its JIT up with first executions before anything is measured. */
+    /**
+     * Starts the service and warms it up with first executions, at least for {@code warmUp} and until its JIT has
+     * settled, before anything is measured.
+     */
     static ServiceProcess startWarm(LoadDriver driver, Path serviceJar, BenchmarkDatabase database,
             boolean idempotency, List<String> properties, Path serviceLog, Duration warmUp) throws Exception {
         log.info("Starting the service (idempotency {}, {}), log {}", idempotency ? "on" : "off",
@@ -191,12 +198,38 @@ public final class HttpBenchmark {
         ServiceProcess service = ServiceProcess.start(serviceJar, database.url(), idempotency, properties,
                 serviceLog);
         try {
-            driver.run(warmUp, List.of(driver.http("warm-up", 16, client -> freshKey(service))));
+            warmUp(driver, driver.http("warm-up", 16, client -> freshKey(service)), service, warmUp);
         } catch (Exception | Error e) {
             service.close();
             throw e;
         }
         return service;
+    }
+
+    /**
+     * Runs {@code group} for {@code minimum}, then, if it loads a service, window after window until that service's
+     * JIT has settled ({@link JitSettling}), for at most {@link #JIT_LIMIT} more; returns how long it ran.
+     */
+    static Duration warmUp(LoadDriver driver, LoadDriver.Group group, @Nullable ServiceProcess service,
+            Duration minimum) throws Exception {
+        long start = System.nanoTime();
+        driver.run(minimum, List.of(group));
+        if (service != null) {
+            JitSettling jit = new JitSettling();
+            boolean settled = jit.settledAt(service.compilations());
+            long limit = System.nanoTime() + JIT_LIMIT.toNanos();
+            while (!settled && System.nanoTime() < limit) {
+                driver.run(JIT_WINDOW, List.of(group));
+                settled = jit.settledAt(service.compilations());
+            }
+            if (!settled) {
+                log.warn("{} with {} clients: the service's JIT was still compiling after {} of warm-up; measuring"
+                        + " anyway", group.name(), group.clients(), Duration.ofNanos(System.nanoTime() - start));
+            }
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        log.info("{} with {} clients warmed up for {} s", group.name(), group.clients(), took.toSeconds());
+        return took;
     }
 
     static HttpRequest freshKey(ServiceProcess service) {
@@ -253,8 +286,8 @@ public final class HttpBenchmark {
         List<List<Measurement.Round>> rounds = new ArrayList<>();
         for (Load load : groups) {
             LoadDriver.Group group = load.group();
-            log.info("Scenario {} with {} clients: warming up for {}", group.name(), group.clients(), warmUp);
-            driver.run(warmUp, List.of(group));
+            Duration took = warmUp(driver, group, load.service(), warmUp);
+            facts.put("warmUp." + group.name() + "/" + group.clients(), took.toSeconds());
             rounds.add(new ArrayList<>());
         }
         for (int round = 1; round <= settings.rounds(); round++) {

@@ -28,6 +28,8 @@ final class ServiceProcess implements AutoCloseable {
      */
     static final List<String> HEAP = List.of("-Xms1g", "-Xmx1g", "-Xmn32m");
 
+    private static final String TOTAL_COMPILES = "sun.ci.totalCompiles=";
+
     private final Process process;
     private final int port;
 
@@ -75,8 +77,8 @@ final class ServiceProcess implements AutoCloseable {
         return ProcessCpu.ticks(process.pid());
     }
 
-    /** Runs a diagnostic command in the service's JVM, such as {@code JFR.start}. */
-    void jcmd(String... command) throws Exception {
+    /** Runs a diagnostic command in the service's JVM, such as {@code JFR.start}; returns what it printed. */
+    String jcmd(String... command) throws Exception {
         List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                 Long.toString(process.pid())));
         line.addAll(List.of(command));
@@ -85,6 +87,18 @@ final class ServiceProcess implements AutoCloseable {
         if (jcmd.waitFor() != 0) {
             throw new IllegalStateException("jcmd " + String.join(" ", command) + " failed: " + output);
         }
+        return output;
+    }
+
+    /** How many methods the service's JIT compilers have compiled so far (HotSpot's {@code sun.ci.totalCompiles}). */
+    long compilations() throws Exception {
+        return compilations(jcmd("PerfCounter.print"));
+    }
+
+    static long compilations(String perfCounters) {
+        return perfCounters.lines().filter(line -> line.startsWith(TOTAL_COMPILES)).findFirst()
+                .map(line -> Long.parseLong(line.substring(TOTAL_COMPILES.length()).trim()))
+                .orElseThrow(() -> new IllegalStateException("the JVM printed no " + TOTAL_COMPILES));
     }
 
     URI uri(String path) {
