@@ -110,9 +110,8 @@ final class Report {
         }
         md.append("\n## HTTP: POST /api/orders\n\n");
         md.append("Each measurement: a warm-up of at least ").append(settings.warmUp().toSeconds())
-                .append(" s, and for a service until its JIT has settled (two 5 s windows in a row that each "
-                        + "compiled fewer than 0.25 % of the methods compiled so far; each service also warmed up so "
-                        + "at its start, with first executions from 16 clients), then ")
+                .append(" s, and for a service until its JIT has settled (").append(HttpBenchmark.warmUpRule())
+                .append("; each service also warmed up so at its start, with first executions from 16 clients), then ")
                 .append(settings.rounds()).append(" rounds of ").append(settings.round().toSeconds())
                 .append(" s; throughput is the median round with the slowest and fastest round, latencies the "
                         + "median round's.\n\n");

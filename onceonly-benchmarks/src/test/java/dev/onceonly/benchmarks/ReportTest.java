@@ -27,6 +27,8 @@ class ReportTest {
         assertThat(md).contains(
                 "| b: first executions | 16 | 75 | 500 (500–500) | 1.0 | 2.0 | 0.800 | 0.800 | 2.000 |");
         assertThat(md).as("no warm-up recorded").contains("| a: idempotency off | 16 | – | 1000 (1000–1000) |");
+        assertThat(md).contains("until its JIT has settled (two 5 s windows in a row that each compiled fewer than "
+                + "0.25 % of the methods compiled so far, or 3 minutes;");
     }
 
     @Test

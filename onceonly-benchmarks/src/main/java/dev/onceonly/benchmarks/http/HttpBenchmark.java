@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -204,6 +205,13 @@ public final class HttpBenchmark {
             throw e;
         }
         return service;
+    }
+
+    /** When a warm-up of a service ends past its minimum, in words, for the report. */
+    public static String warmUpRule() {
+        return String.format(Locale.ROOT, "two %d s windows in a row that each compiled fewer than %.2f %% of the "
+                + "methods compiled so far, or %d minutes", JIT_WINDOW.toSeconds(), JitSettling.SETTLED_SHARE * 100,
+                JIT_LIMIT.toMinutes());
     }
 
     /**

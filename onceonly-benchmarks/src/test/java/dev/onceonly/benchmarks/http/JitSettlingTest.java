@@ -20,7 +20,7 @@ class JitSettlingTest {
         JitSettling jit = new JitSettling();
         jit.settledAt(10_000);
         jit.settledAt(10_020);
-        // 10,100 is 0.6 % more than the 10,040 before it: still compiling.
+        // 80 more is 0.8 % of 10,100: still compiling.
         assertThat(jit.settledAt(10_100)).isFalse();
         assertThat(jit.settledAt(10_110)).isFalse();
         assertThat(jit.settledAt(10_120)).isTrue();
