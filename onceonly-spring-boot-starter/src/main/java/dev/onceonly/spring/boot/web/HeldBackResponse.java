@@ -94,7 +94,9 @@ final class HeldBackResponse extends ServerHttpResponseDecorator {
 
     @Override
     public Mono<Void> writeWith(Publisher<? extends DataBuffer> content) {
-        return Flux.from(content).doOnNext(this::hold).then();
+        // Each buffer is consumed here and goes no further: then() would hand it to the discard hook that Spring's
+        // writers install, a second release after its pool may have lent the instance to another request.
+        return Flux.from(content).<Void>handle((buffer, next) -> hold(buffer)).then();
     }
 
     @Override
