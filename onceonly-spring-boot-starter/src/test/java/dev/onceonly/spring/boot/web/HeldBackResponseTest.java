@@ -18,6 +18,7 @@ import org.springframework.core.io.buffer.PooledDataBuffer;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.EncoderHttpMessageWriter;
 import org.springframework.mock.http.server.reactive.MockServerHttpResponse;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 class HeldBackResponseTest {
@@ -37,10 +38,20 @@ class HeldBackResponseTest {
                 ResolvableType.forClass(String.class), MediaType.TEXT_PLAIN, held, Map.of()).block();
 
         assertThat(new String(held.content(), StandardCharsets.UTF_8)).isEqualTo("created");
-        assertThat(buffers.lent).isNotEmpty().allSatisfy(buffer -> {
-            assertThat(buffer.releases).isEqualTo(1);
-            assertThat(buffer.isAllocated()).as("lent out again, to someone else").isTrue();
-        });
+        assertThat(buffers.lent).isNotEmpty().allSatisfy(buffer -> assertThat(buffer.releases).isEqualTo(1));
+    }
+
+    @Test
+    void aBodyBeyondTheBoundIsDroppedAndEachOfItsBuffersReleasedOnce() {
+        RelendingBuffers buffers = new RelendingBuffers();
+        HeldBackResponse held = new HeldBackResponse(new MockServerHttpResponse(buffers), 8);
+
+        held.writeAndFlushWith(Flux.just(Flux.just(buffers.wrap("created".getBytes(StandardCharsets.UTF_8))),
+                Flux.just(buffers.wrap(" and more".getBytes(StandardCharsets.UTF_8))))).block();
+
+        assertThat(held.overflowed()).isTrue();
+        assertThat(held.content()).isEmpty();
+        assertThat(buffers.lent).hasSize(2).allSatisfy(buffer -> assertThat(buffer.releases).isEqualTo(1));
     }
 
     /** Buffers whose instance is lent out again the moment it is released, as a recycling pool may. */
@@ -95,7 +106,7 @@ class HeldBackResponseTest {
             super(delegate);
         }
 
-        /** Always: once released, the instance is someone else's, allocated again. */
+        /** Always: once released, the instance is lent to someone else, allocated again. */
         @Override
         public boolean isAllocated() {
             return true;
