@@ -2,6 +2,7 @@ package dev.onceonly;
 
 import dev.onceonly.internal.JsonNumbers;
 import dev.onceonly.internal.JsonStrings;
+import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -19,7 +20,9 @@ import org.jspecify.annotations.Nullable;
  * members only when they arrive out of order.
  *
  * <p>An object's members are written where they arrive, each recorded as a span of the output; when the
- * object ends out of order, or has excluded members, its output is rewritten from a copy in sorted order.
+ * object ends out of order, or has excluded members, its output is rewritten from a copy in sorted order. The
+ * root object is not: its members stay where they are and are read in sorted order ({@link #writeTo}), since
+ * rewriting it would move nearly every byte of a large body twice, a tenth of the whole pass.
  * Names compare by their decoded UTF-16 code units, read from their canonical bytes. The objects of an array
  * mostly share their names in one order: each depth remembers the last object's names and order as an
  * {@link ObjectShape}, and an object whose names match it is sorted as that one was, without comparing names.
@@ -49,6 +52,14 @@ final class CanonicalJsonPass {
     private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
     private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+    private static final byte[] OPEN = {'{'};
+    private static final byte[] COMMA = {','};
+    private static final byte[] CLOSE = {'}'};
+    /**
+     * A root object of more members is rewritten all the same: a member is read in two or three calls of the
+     * reader, which cost more than moving a small member.
+     */
+    private static final int ROOT_SPANS_MAX = 32;
 
     // A member record in `members`: where its name starts and ends in the output, where its value ends, where
     // its name started in the input (for errors), and whether it is excluded.
@@ -80,6 +91,18 @@ final class CanonicalJsonPass {
     private final byte[] digits = new byte[EXACT_DIGITS];
     /** Bytes of the character {@link #canonicalChar} last decoded. */
     private int charLength;
+    /**
+     * The root object's members, kept ones only, in sorted order, as {@code [start, end)} pairs in the output; none
+     * if the output is the canonical form as it stands.
+     */
+    private int @Nullable [] rootSpans;
+    private int canonicalLength;
+
+    /** Reads the canonical form, in one or more pieces, in order. */
+    @FunctionalInterface
+    interface Reader {
+        void read(byte[] bytes, int from, int length);
+    }
 
     /**
      * @param excluded normalised JSON Pointers of members and elements to drop
@@ -94,17 +117,30 @@ final class CanonicalJsonPass {
     }
 
     byte[] canonicalize() {
-        int canonicalLength = run();
-        return Arrays.copyOf(out, canonicalLength); // after the run, which may have grown the buffer
+        ByteArrayOutputStream canonical = new ByteArrayOutputStream(run());
+        writeTo(canonical::write);
+        return canonical.toByteArray();
     }
 
-    /** The buffer {@link #run} wrote the canonical form into; it may hold more bytes after it. */
-    byte[] output() {
-        return out;
+    /** Hands the canonical form that {@link #run} found to {@code reader}, in order. */
+    void writeTo(Reader reader) {
+        int[] spans = rootSpans;
+        if (spans == null) {
+            reader.read(out, 0, canonicalLength);
+            return;
+        }
+        reader.read(OPEN, 0, 1);
+        for (int i = 0; i < spans.length; i += 2) {
+            if (i > 0) {
+                reader.read(COMMA, 0, 1);
+            }
+            reader.read(out, spans[i], spans[i + 1] - spans[i]);
+        }
+        reader.read(CLOSE, 0, 1);
     }
 
     /**
-     * Canonicalises the document into {@link #output}.
+     * Canonicalises the document, for {@link #writeTo}.
      *
      * @return the canonical form's length
      */
@@ -122,7 +158,10 @@ final class CanonicalJsonPass {
             throw MalformedRequestBodyException.of("unexpected content after the JSON value at " + location(at),
                     null);
         }
-        return length;
+        if (rootSpans == null) {
+            canonicalLength = length;
+        }
+        return canonicalLength;
     }
 
     private void value(int depth, @Nullable String path) {
@@ -202,7 +241,7 @@ final class CanonicalJsonPass {
                 rewrite(regionStart, count);
             }
         } else {
-            sortMembers(first, count, anyExcluded, regionStart, shape);
+            sortMembers(first, count, anyExcluded, regionStart, shape, depth == 1 && count <= ROOT_SPANS_MAX);
         }
         membersLength = first;
         write('}');
@@ -233,7 +272,7 @@ final class CanonicalJsonPass {
      * in {@code shape}, if any, for the objects after it.
      */
     private void sortMembers(int first, int count, boolean anyExcluded, int regionStart,
-            @Nullable ObjectShape shape) {
+            @Nullable ObjectShape shape, boolean root) {
         if (order.length < count) {
             order = new int[Math.max(count, order.length * 2)];
         }
@@ -253,8 +292,33 @@ final class CanonicalJsonPass {
             }
         }
         if (!inOrder || anyExcluded) {
-            rewrite(regionStart, count); // last: it moves the names the records point at
+            if (root) {
+                keepRootOrder(count);
+            } else {
+                rewrite(regionStart, count); // last: it moves the names the records point at
+            }
         }
+    }
+
+    /** Remembers the root object's kept members in {@link #order}'s order, for {@link #writeTo}. */
+    private void keepRootOrder(int count) {
+        int kept = 0;
+        for (int i = 0; i < count; i++) {
+            kept += members[order[i] + EXCLUDED] == 0 ? 1 : 0;
+        }
+        int[] spans = new int[2 * kept];
+        int canonical = kept == 0 ? 2 : 1 + kept; // the braces and the commas
+        int span = 0;
+        for (int i = 0; i < count; i++) {
+            int record = order[i];
+            if (members[record + EXCLUDED] == 0) {
+                spans[span++] = members[record + START];
+                spans[span++] = members[record + END];
+                canonical += members[record + END] - members[record + START];
+            }
+        }
+        rootSpans = spans;
+        canonicalLength = canonical;
     }
 
     /** Whether {@link #order}'s first records are sorted by name; two equal names in a row are a duplicate. */

@@ -122,9 +122,9 @@ public final class Fingerprint {
         private @Nullable String route;
         private final Map<String, List<String>> components = new TreeMap<>();
         private byte @Nullable [] body;
-        /** How many bytes of {@link #body} are the body: a canonical form is hashed in the pass's longer buffer. */
-        private int bodyLength;
-        private boolean jsonBody;
+        /** A JSON body's canonical form, hashed where the pass wrote it: a copy would cost a tenth of the pass. */
+        private @Nullable CanonicalJsonPass jsonBody;
+        private int jsonBodyLength;
 
         private Builder() {
         }
@@ -159,8 +159,7 @@ public final class Fingerprint {
         /** A body hashed byte for byte. */
         public Builder rawBody(byte[] body) {
             this.body = body.clone();
-            this.bodyLength = body.length;
-            this.jsonBody = false;
+            this.jsonBody = null;
             return this;
         }
 
@@ -171,9 +170,9 @@ public final class Fingerprint {
          */
         public Builder jsonBody(byte[] body, CanonicalJson canonicalJson) {
             CanonicalJsonPass pass = canonicalJson.pass(body);
-            this.bodyLength = pass.run();
-            this.body = pass.output(); // hashed where it was written: a copy would cost a tenth of the pass
-            this.jsonBody = true;
+            this.jsonBodyLength = pass.run();
+            this.jsonBody = pass;
+            this.body = null;
             return this;
         }
 
@@ -194,20 +193,26 @@ public final class Fingerprint {
                 }
             }
             if (body != null) {
-                field(sha256, jsonBody ? 'J' : 'B', body, bodyLength);
+                field(sha256, 'B', body);
+            } else if (jsonBody != null) {
+                header(sha256, 'J', jsonBodyLength);
+                jsonBody.writeTo(sha256::update);
             }
             return new Fingerprint(sha256.digest());
         }
 
         private static void field(MessageDigest sha256, char tag, String value) {
-            byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-            field(sha256, tag, bytes, bytes.length);
+            field(sha256, tag, value.getBytes(StandardCharsets.UTF_8));
         }
 
-        private static void field(MessageDigest sha256, char tag, byte[] value, int length) {
+        private static void field(MessageDigest sha256, char tag, byte[] value) {
+            header(sha256, tag, value.length);
+            sha256.update(value);
+        }
+
+        private static void header(MessageDigest sha256, char tag, int length) {
             sha256.update(new byte[] {(byte) tag, (byte) (length >>> 24), (byte) (length >>> 16),
                 (byte) (length >>> 8), (byte) length});
-            sha256.update(value, 0, length);
         }
 
         /**

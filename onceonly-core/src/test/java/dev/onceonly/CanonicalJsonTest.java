@@ -78,6 +78,24 @@ class CanonicalJsonTest {
                 .isEqualTo("{\"a\":\"s\",\"b\":[1,{\"x\":1,\"y\":2}]}");
     }
 
+    /** Small roots are read in order where their members lie, large ones rewritten as nested objects are. */
+    @Test
+    void rootObjectsOfAnySizeAreSortedAsNestedOnesAre() {
+        for (int size : new int[] {2, 32, 33, 100}) {
+            StringBuilder reversed = new StringBuilder("{");
+            StringBuilder sorted = new StringBuilder("{");
+            for (int i = 0; i < size; i++) {
+                reversed.append(i == 0 ? "" : ", ").append("\"m").append(1000 + size - 1 - i).append("\": [")
+                        .append(size - 1 - i).append("]");
+                sorted.append(i == 0 ? "" : ",").append("\"m").append(1000 + i).append("\":[").append(i).append("]");
+            }
+            String expected = sorted.append("}").toString();
+
+            assertThat(canonical(reversed + "}")).as("%d members", size).isEqualTo(expected);
+            assertThat(canonical("{\"x\": " + reversed + "}}")).isEqualTo("{\"x\":" + expected + "}");
+        }
+    }
+
     @Test
     void arrayOrderMatters() {
         assertThat(canonical("[1,2]")).isNotEqualTo(canonical("[2,1]"));

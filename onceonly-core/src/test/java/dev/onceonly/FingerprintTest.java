@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The hashed input of scheme 1, byte for byte, as the class comment of {@link Fingerprint} lays it out. */
@@ -46,6 +47,29 @@ class FingerprintTest {
         assertThat(postOrders()).isNotEqualTo(version2).isNotEqualTo(unversioned);
         assertThat(postOrders().matches(version2)).isFalse();
         assertThat(postOrders().matches(unversioned)).isFalse();
+    }
+
+    /** The root object is not rewritten when out of order: its members are hashed in order where they lie. */
+    @Test
+    void aRootObjectOutOfOrderIsHashedSortedWithoutItsExcludedMembers() throws Exception {
+        String canonical = "{\"a\":\"x\",\"b\":[2,1],\"c\":{\"y\":2,\"z\":1}}";
+        Fingerprint expected = sha256OfInput(scheme('1') + METHOD_POST + ROUTE_ORDERS + jsonBody(canonical));
+        Fingerprint emptied = sha256OfInput(scheme('1') + METHOD_POST + ROUTE_ORDERS + jsonBody("{}"));
+
+        assertThat(Fingerprint.builder().method("POST").route("/orders")
+                .jsonBody(utf8("{\"t\": 5, \"c\": {\"z\": 1, \"y\": 2}, \"b\": [2, 1], \"a\": \"x\"}"),
+                        CanonicalJson.excluding(List.of("/t"))).build()).isEqualTo(expected);
+        assertThat(Fingerprint.builder().method("POST").route("/orders")
+                .jsonBody(utf8("{\"t\": 5, \"s\": 4}"), CanonicalJson.excluding(List.of("/t", "/s"))).build())
+                .isEqualTo(emptied);
+    }
+
+    private static String jsonBody(String canonical) {
+        return "4a" + HexFormat.of().toHexDigits(canonical.length()) + HexFormat.of().formatHex(utf8(canonical));
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
