@@ -2,7 +2,6 @@ package dev.onceonly;
 
 import dev.onceonly.internal.JsonNumbers;
 import dev.onceonly.internal.JsonStrings;
-import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -20,9 +19,10 @@ import org.jspecify.annotations.Nullable;
  * members only when they arrive out of order.
  *
  * <p>An object's members are written where they arrive, each recorded as a span of the output; when the
- * object ends out of order, or has excluded members, its output is rewritten from a copy in sorted order. The
- * root object is not: its members stay where they are and are read in sorted order ({@link #writeTo}), since
- * rewriting it would move nearly every byte of a large body twice, a tenth of the whole pass.
+ * object ends out of order, or has excluded members, its output is rewritten from a copy in sorted order. A root
+ * object of up to {@value #ROOT_SPANS_MAX} members is not: its members stay where they are and are read in sorted
+ * order ({@link #writeTo}), since rewriting it would move nearly every byte of a large body twice, a tenth of the
+ * whole pass.
  * Names compare by their decoded UTF-16 code units, read from their canonical bytes. The objects of an array
  * mostly share their names in one order: each depth remembers the last object's names and order as an
  * {@link ObjectShape}, and an object whose names match it is sorted as that one was, without comparing names.
@@ -52,6 +52,7 @@ final class CanonicalJsonPass {
     private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
     private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+    private static final byte[] NO_BYTES = {};
     private static final byte[] OPEN = {'{'};
     private static final byte[] COMMA = {','};
     private static final byte[] CLOSE = {'}'};
@@ -82,7 +83,7 @@ final class CanonicalJsonPass {
     private int[] members = new int[16 * RECORD];
     private int membersLength;
     /** Where an object's members are put in order before they go back; {@link #GATHER_WORDS} words of slack. */
-    private byte[] copy = new byte[0];
+    private byte[] copy = NO_BYTES;
     private int[] order = new int[INSERTION_SORT_MAX];
     /** By depth, the names of the last object sorted there, which the next object's names are tried against. */
     private @Nullable ObjectShape @Nullable [] shapes;
@@ -98,7 +99,7 @@ final class CanonicalJsonPass {
     private int @Nullable [] rootSpans;
     private int canonicalLength;
 
-    /** Reads the canonical form, in one or more pieces, in order. */
+    /** Reads the canonical form, in one or more pieces, in order; it must not change the bytes it is handed. */
     @FunctionalInterface
     interface Reader {
         void read(byte[] bytes, int from, int length);
@@ -117,9 +118,17 @@ final class CanonicalJsonPass {
     }
 
     byte[] canonicalize() {
-        ByteArrayOutputStream canonical = new ByteArrayOutputStream(run());
-        writeTo(canonical::write);
-        return canonical.toByteArray();
+        byte[] canonical = new byte[run()];
+        writeTo(new Reader() {
+            private int filled;
+
+            @Override
+            public void read(byte[] bytes, int from, int count) {
+                System.arraycopy(bytes, from, canonical, filled, count);
+                filled += count;
+            }
+        });
+        return canonical;
     }
 
     /** Hands the canonical form that {@link #run} found to {@code reader}, in order. */
@@ -161,6 +170,7 @@ final class CanonicalJsonPass {
         if (rootSpans == null) {
             canonicalLength = length;
         }
+        copy = NO_BYTES; // a fingerprint keeps the pass until it is built, and needs none of its scratch
         return canonicalLength;
     }
 

@@ -2,8 +2,15 @@ package dev.onceonly;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -54,6 +61,43 @@ class FingerprintPropertiesTest {
         String mutated = RandomJson.spell(changed, random);
 
         assertThat(fingerprint(mutated)).as("%s vs %s", original, mutated).isNotEqualTo(fingerprint(original));
+    }
+
+    /**
+     * A JSON body is hashed as its canonical form and that form's length, whether the root object is written in
+     * place or read member by member in sorted order, with excluded members or without.
+     */
+    @Property(tries = TRIES, shrinking = ShrinkingMode.OFF, edgeCases = EdgeCasesMode.NONE)
+    void aJsonBodyIsHashedAsItsCanonicalForm(@ForAll("seeds") long seed) throws Exception {
+        Random random = new Random(seed);
+        Map<String, Object> root = new LinkedHashMap<>();
+        for (int i = random.nextInt(8); i >= 0; i--) {
+            root.put("m" + random.nextInt(100), RandomJson.value(random, 2));
+        }
+        List<String> excluded = new ArrayList<>();
+        for (String name : root.keySet()) {
+            if (random.nextInt(4) == 0) {
+                excluded.add("/" + name);
+            }
+        }
+        CanonicalJson canonicalJson = CanonicalJson.excluding(excluded);
+        byte[] body = RandomJson.spell(root, random).getBytes(StandardCharsets.UTF_8);
+
+        ByteArrayOutputStream input = new ByteArrayOutputStream();
+        field(input, 'S', "1".getBytes(StandardCharsets.UTF_8));
+        field(input, 'M', "POST".getBytes(StandardCharsets.UTF_8));
+        field(input, 'R', "/api/orders".getBytes(StandardCharsets.UTF_8));
+        field(input, 'J', canonicalJson.canonicalize(body));
+        Fingerprint expected = Fingerprint.ofDigest(MessageDigest.getInstance("SHA-256").digest(input.toByteArray()));
+
+        assertThat(Fingerprint.builder().method("POST").route("/api/orders").jsonBody(body, canonicalJson).build())
+                .as("%s without %s", new String(body, StandardCharsets.UTF_8), excluded).isEqualTo(expected);
+    }
+
+    private static void field(ByteArrayOutputStream input, char tag, byte[] value) {
+        input.write(tag);
+        input.writeBytes(ByteBuffer.allocate(Integer.BYTES).putInt(value.length).array());
+        input.writeBytes(value);
     }
 
     @Property(tries = TRIES, shrinking = ShrinkingMode.OFF, edgeCases = EdgeCasesMode.NONE)
