@@ -78,21 +78,28 @@ class CanonicalJsonTest {
                 .isEqualTo("{\"a\":\"s\",\"b\":[1,{\"x\":1,\"y\":2}]}");
     }
 
-    /** Small roots are read in order where their members lie, large ones rewritten as nested objects are. */
+    /**
+     * A root of large members is read in sorted order where its members lie, one of small members rewritten as
+     * nested objects are; both come out as a nested object does.
+     */
     @Test
     void rootObjectsOfAnySizeAreSortedAsNestedOnesAre() {
-        for (int size : new int[] {2, 32, 33, 100}) {
-            StringBuilder reversed = new StringBuilder("{");
-            StringBuilder sorted = new StringBuilder("{");
-            for (int i = 0; i < size; i++) {
-                reversed.append(i == 0 ? "" : ", ").append("\"m").append(1000 + size - 1 - i).append("\": [")
-                        .append(size - 1 - i).append("]");
-                sorted.append(i == 0 ? "" : ",").append("\"m").append(1000 + i).append("\":[").append(i).append("]");
-            }
-            String expected = sorted.append("}").toString();
+        for (int size : new int[] {2, 32, 100}) {
+            for (int padding : new int[] {0, 100, 127, 128, 400}) {
+                String pad = "p".repeat(padding);
+                StringBuilder reversed = new StringBuilder("{");
+                StringBuilder sorted = new StringBuilder("{");
+                for (int i = 0; i < size; i++) {
+                    reversed.append(i == 0 ? "" : ", ").append("\"m").append(1000 + size - 1 - i).append("\": [")
+                            .append(size - 1 - i).append(", \"").append(pad).append("\"]");
+                    sorted.append(i == 0 ? "" : ",").append("\"m").append(1000 + i).append("\":[").append(i)
+                            .append(",\"").append(pad).append("\"]");
+                }
+                String expected = sorted.append("}").toString();
 
-            assertThat(canonical(reversed + "}")).as("%d members", size).isEqualTo(expected);
-            assertThat(canonical("{\"x\": " + reversed + "}}")).isEqualTo("{\"x\":" + expected + "}");
+                assertThat(canonical(reversed + "}")).as("%d members of %d", size, padding).isEqualTo(expected);
+                assertThat(canonical("{\"x\": " + reversed + "}}")).isEqualTo("{\"x\":" + expected + "}");
+            }
         }
     }
 

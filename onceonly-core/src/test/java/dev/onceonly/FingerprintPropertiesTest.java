@@ -72,7 +72,9 @@ class FingerprintPropertiesTest {
         Random random = new Random(seed);
         Map<String, Object> root = new LinkedHashMap<>();
         for (int i = random.nextInt(8); i >= 0; i--) {
-            root.put("m" + random.nextInt(100), RandomJson.value(random, 2));
+            // a long string now and then, so that roots are read in place as well as rewritten
+            root.put("m" + random.nextInt(100), random.nextBoolean() ? RandomJson.value(random, 2)
+                    : "s".repeat(random.nextInt(400)));
         }
         List<String> excluded = new ArrayList<>();
         for (String name : root.keySet()) {
