@@ -5,7 +5,6 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.Method;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -13,10 +12,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.ApplicationContext;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.method.HandlerMethod;
@@ -41,7 +42,8 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     private final OnceOnlyProperties properties;
     private final Map<Method, IdempotentEndpoint> annotated = new HashMap<>();
     private ConfiguredEndpoints configured = ConfiguredEndpoints.NONE;
-    private final List<RequestMappingHandlerMapping> mappings = new ArrayList<>();
+    /** The dispatcher's handler mappings, in its order, but for {@link FoundHandlerMapping}. */
+    private List<HandlerMapping> handlerMappings = List.of();
     /** The HTTP methods annotated endpoints apply to: other requests skip the handler lookup entirely. */
     private final Set<String> annotatedMethods = new HashSet<>();
 
@@ -54,11 +56,15 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     @Override
     public void afterSingletonsInstantiated() {
         configured = ConfiguredEndpoints.of(properties, engine);
-        mappings.addAll(context.getBeansOfType(RequestMappingHandlerMapping.class).values());
+        // As the dispatcher detects and orders them (DispatcherServlet.initHandlerMappings)
+        handlerMappings = BeanFactoryUtils.beansOfTypeIncludingAncestors(context, HandlerMapping.class, true, false)
+                .values().stream().filter(mapping -> !(mapping instanceof FoundHandlerMapping))
+                .sorted(AnnotationAwareOrderComparator.INSTANCE).toList();
         List<HandlerMethodArgumentResolver> resolvers = context.getBeansOfType(RequestMappingHandlerAdapter.class)
                 .values().stream().findFirst().map(RequestMappingHandlerAdapter::getArgumentResolvers)
                 .orElse(List.of());
-        for (RequestMappingHandlerMapping mapping : mappings) {
+        for (RequestMappingHandlerMapping mapping : context.getBeansOfType(RequestMappingHandlerMapping.class)
+                .values()) {
             mapping.getHandlerMethods().forEach((info, handler) -> {
                 Idempotent idempotent = AnnotatedElementUtils.findMergedAnnotation(handler.getMethod(),
                         Idempotent.class);
@@ -115,19 +121,25 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         return annotatedMethods.contains(request.getMethod()) ? matchHandler(request) : null;
     }
 
+    /**
+     * Asks the dispatcher's mappings, in its order, for the request's handler. For an idempotent one, what they
+     * found is kept for the dispatcher ({@link FoundHandlerMapping}), which then need not look it up again: it is
+     * the handler whose annotation made the request idempotent. Other requests are looked up again by the
+     * dispatcher, as filters ordered after this one leave them (a wrapper of theirs, a header they change).
+     */
     private @Nullable EndpointMatch matchHandler(HttpServletRequest request) {
         Object previousPath = request.getAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE);
         try {
             ServletRequestPathUtils.parseAndCache(request);
-            for (RequestMappingHandlerMapping mapping : mappings) {
+            for (HandlerMapping mapping : handlerMappings) {
                 HandlerExecutionChain chain = mapping.getHandler(request);
-                if (chain != null && chain.getHandler() instanceof HandlerMethod handler) {
-                    IdempotentEndpoint endpoint = annotated.get(handler.getMethod());
-                    if (endpoint == null || !endpoint.methods().contains(request.getMethod())) {
-                        return null;
+                if (chain != null) {
+                    EndpointMatch match = chain.getHandler() instanceof HandlerMethod handler
+                            ? match(request, handler) : null;
+                    if (match != null) {
+                        FoundHandlerMapping.remember(request, chain);
                     }
-                    Object route = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-                    return new EndpointMatch(endpoint, String.valueOf(route));
+                    return match;
                 }
             }
             return null;
@@ -137,5 +149,14 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         } finally {
             request.setAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE, previousPath);
         }
+    }
+
+    private @Nullable EndpointMatch match(HttpServletRequest request, HandlerMethod handler) {
+        IdempotentEndpoint endpoint = annotated.get(handler.getMethod());
+        if (endpoint == null || !endpoint.methods().contains(request.getMethod())) {
+            return null;
+        }
+        Object route = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
+        return new EndpointMatch(endpoint, String.valueOf(route));
     }
 }

@@ -20,6 +20,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
+import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 import tools.jackson.databind.json.JsonMapper;
@@ -28,7 +29,8 @@ import tools.jackson.databind.json.JsonMapper;
  * The {@code Idempotency-Key} protocol for Spring MVC: the filter, its endpoints and owner resolution.
  */
 @AutoConfiguration(after = OnceOnlyAutoConfiguration.class,
-        afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
+        afterName = {"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
+                "org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration"})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(RequestMappingHandlerMapping.class)
 @ConditionalOnBean(IdempotencyEngine.class)
@@ -43,6 +45,9 @@ public class OnceOnlyWebMvcAutoConfiguration {
      * which includes every filter registered without an order, runs inside: in transactional mode inside the
      * transaction, once per execution (never on a replay), writing into the held-back response, which it cannot
      * send to the client early (its {@code flushBuffer()} commits nothing) and whose stored copy it cannot empty.
+     * The handler of a request to an annotated endpoint is the one found for the request as it reached this filter
+     * (whose annotation made it idempotent): a filter after it that changes what the request maps to (its
+     * {@code Content-Type}, a header a mapping's condition reads) does not send it to another handler.
      */
     public static final int FILTER_ORDER = 0;
 
@@ -68,6 +73,17 @@ public class OnceOnlyWebMvcAutoConfiguration {
         registration.setName("idempotencyKeyFilter");
         registration.setOrder(FILTER_ORDER);
         return registration;
+    }
+
+    /**
+     * Hands the dispatcher the handler the filter found, so that it is looked up once a request. Only beside the
+     * mappings of annotated handlers: where no handler mapping is a bean, the dispatcher falls back to its default
+     * ones, which a bean of its own would switch off.
+     */
+    @Bean
+    @ConditionalOnBean(RequestMappingHandlerMapping.class)
+    HandlerMapping onceOnlyFoundHandlerMapping() {
+        return new FoundHandlerMapping();
     }
 
     /** Lets idempotent handlers declare an {@link dev.onceonly.Attempt} parameter. */

@@ -51,6 +51,14 @@ class OnceOnlyWebMvcAutoConfigurationTest {
         });
     }
 
+    /** Without handler mapping beans the dispatcher uses its defaults, which a mapping bean would switch off. */
+    @Test
+    void handsTheDispatcherFoundHandlersOnlyBesideTheMappingOfAnnotatedHandlers() {
+        runner.run(context -> assertThat(context).doesNotHaveBean(FoundHandlerMapping.class));
+        runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
+                .run(context -> assertThat(context).hasSingleBean(FoundHandlerMapping.class));
+    }
+
     @Test
     void backsOffForTheUsersOwnerResolverAndEndpoints() {
         IdempotencyOwnerResolver byApiClient = request -> "client-" + request.getRemoteUser();
