@@ -23,6 +23,8 @@ import org.jspecify.annotations.Nullable;
 public final class PostgresDialect extends JdbcDialect {
 
     private static final String LOCK_NOT_AVAILABLE = "55P03";
+    private static final String SERIALIZATION_FAILURE = "40001";
+    private static final String DEADLOCK_DETECTED = "40P01";
     /**
      * The shortest bound sent. {@code lock_timeout} bounds every lock the insert waits for, not only another
      * claim's of the same key: under concurrent inserts a fresh key's insert can wait a few milliseconds for the
@@ -31,8 +33,6 @@ public final class PostgresDialect extends JdbcDialect {
      * least.
      */
     private static final long MIN_LOCK_WAIT_MILLIS = 128;
-    private static final String SERIALIZATION_FAILURE = "40001";
-    private static final String DEADLOCK_DETECTED = "40P01";
     /** Joins the rows a purge locked ({@code doomed}) to the rows it deletes ({@code r}). */
     private static final String SAME_ROW = " WHERE r.ctid = doomed.ctid AND r.tableoid = doomed.tableoid";
 

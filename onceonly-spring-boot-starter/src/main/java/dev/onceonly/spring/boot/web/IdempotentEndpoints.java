@@ -5,6 +5,7 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -27,6 +28,7 @@ import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.util.ServletRequestPathUtils;
+import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * Finds the idempotent endpoint a request goes to: a configured path pattern, or a handler method annotated with
@@ -46,6 +48,10 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     private List<HandlerMapping> handlerMappings = List.of();
     /** The HTTP methods annotated endpoints apply to: other requests skip the handler lookup entirely. */
     private final Set<String> annotatedMethods = new HashSet<>();
+    /** The routes of annotated endpoints: a request whose path matches none skips the handler lookup too. */
+    private final List<PathPattern> annotatedRoutes = new ArrayList<>();
+    /** Some annotated route is not a parsed pattern (a mapping that matches with {@code AntPathMatcher}). */
+    private boolean unparsedRoutes;
 
     public IdempotentEndpoints(ApplicationContext context, IdempotencyEngine engine, OnceOnlyProperties properties) {
         this.context = context;
@@ -79,6 +85,11 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                     }
                     annotated.put(handler.getMethod(), endpoint(idempotent, handler, methods, resolvers));
                     annotatedMethods.addAll(methods);
+                    if (info.getPathPatternsCondition() == null) {
+                        unparsedRoutes = true;
+                    } else {
+                        annotatedRoutes.addAll(info.getPathPatternsCondition().getPatterns());
+                    }
                 }
             });
         }
@@ -130,7 +141,10 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     private @Nullable EndpointMatch matchHandler(HttpServletRequest request) {
         Object previousPath = request.getAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE);
         try {
-            ServletRequestPathUtils.parseAndCache(request);
+            PathContainer path = ServletRequestPathUtils.parseAndCache(request).pathWithinApplication();
+            if (!unparsedRoutes && annotatedRoutes.stream().noneMatch(route -> route.matches(path))) {
+                return null; // whatever handler the dispatcher finds, it is not an annotated one
+            }
             for (HandlerMapping mapping : handlerMappings) {
                 HandlerExecutionChain chain = mapping.getHandler(request);
                 if (chain != null) {

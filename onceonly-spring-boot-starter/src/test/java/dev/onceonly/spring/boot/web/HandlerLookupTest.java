@@ -74,17 +74,30 @@ class HandlerLookupTest {
         });
     }
 
+    /** A POST whose path no annotated route matches is left to the dispatcher's lookup alone. */
+    @Test
+    void aRequestToAPathNoAnnotatedRouteMatchesIsLookedUpOnlyByTheDispatcher() {
+        runner.run(context -> {
+            MockHttpServletResponse response = send(context, post("/receipts"), UUID.randomUUID().toString());
+
+            assertThat(response.getContentAsString()).isEqualTo("receipt");
+            assertThat(context.getBean(CountingLookups.class).lookups).hasValue(1);
+        });
+    }
+
     /**
      * A request that is not idempotent is looked up by the dispatcher as the filters after ours leave it: a router
-     * function reads the request it was mapped with, here one that a later filter wrapped.
+     * function (ordered before annotated handlers, on an annotated route) reads the request it was mapped with, here
+     * one that a later filter wrapped.
      */
     @Test
     void aRequestToAnotherHandlerIsMappedAsTheFiltersAfterOursLeaveIt() {
         runner.withUserConfiguration(NoteRoutes.class).run(context -> {
-            MockHttpServletResponse response = send(context, post("/notes"), UUID.randomUUID().toString(),
+            MockHttpServletResponse response = send(context, post("/refunds"), UUID.randomUUID().toString(),
                     new AddingHeader());
 
             assertThat(response.getContentAsString()).isEqualTo("note by later-filter");
+            assertThat(context.getBean(Handlers.class).refunds).hasValue(0);
         });
     }
 
@@ -198,7 +211,7 @@ class HandlerLookupTest {
     static class NoteRoutes {
         @Bean
         RouterFunction<ServerResponse> notes() {
-            return route().POST("/notes",
+            return route().POST("/refunds",
                     request -> ServerResponse.ok().body("note by " + request.headers().firstHeader("X-Added-By")))
                     .build();
         }
@@ -212,6 +225,11 @@ class HandlerLookupTest {
         @Idempotent
         String refund() {
             return "refund " + refunds.incrementAndGet();
+        }
+
+        @PostMapping("/receipts")
+        String receipt() {
+            return "receipt";
         }
     }
 }
