@@ -21,14 +21,34 @@ class ReportTest {
     void splitsWhatAFirstExecutionCostsTheMachineMoreAndBoundsTheRatioWithoutOnceOnlysOwnCode() {
         String md = report(500, 500).markdown();
 
-        // b - a = 1.0 ms: PostgreSQL 0.5, the service 0.4 (OnceOnly's own code 12.5 % of b's 0.8 = 0.1), the rest
-        // 0.1; without OnceOnly's own code b/a would be 1.0 / (2.0 - 0.1).
-        assertThat(md).contains("| 16 | 1.000 | 2.000 | 1.000 | 0.500 | 0.400 | 0.100 | 0.100 | 0.50 | 0.50 | 0.53 |");
+        // b - a = 1.0 ms: PostgreSQL 0.5, the service 0.4 (OnceOnly's own code 12.5 % of b's 0.8 = 0.1), the load
+        // driver 0.06, the rest 0.04; without the driver a/b would be (1.0 - 0.2) / (2.0 - 0.26); without OnceOnly's
+        // own code b/a would be 1.0 / (2.0 - 0.1).
         assertThat(md).contains(
-                "| b: first executions | 16 | 75 | 500 (500–500) | 1.0 | 2.0 | 0.800 | 0.800 | 2.000 |");
+                "| 16 | 1.000 | 2.000 | 1.000 | 0.500 | 0.400 | 0.100 | 0.060 | 0.040 | 0.50 | 0.46 | 0.50 | 0.53 |");
+        assertThat(md).contains(
+                "| b: first executions | 16 | 75 | 500 (500–500) | 1.0 | 2.0 | 0.800 | 0.800 | 0.260 | 2.000 |");
         assertThat(md).as("no warm-up recorded").contains("| a: idempotency off | 16 | – | 1000 (1000–1000) |");
         assertThat(md).contains("until its JIT has settled (two 5 s windows in a row that each compiled fewer than "
                 + "0.25 % of the methods compiled so far, or 3 minutes;");
+    }
+
+    @Test
+    void theStormIsReadAgainstTheSameRoundsWithoutItAndItsDuplicatesCostBesideAReplay() {
+        List<Measurement> measurements = List.of(
+                measurement("c", 2000, 0.05, 0.2, 0.45, 0.2),
+                measurement("d-none", 500, 0.8, 0.8, 2.0, 0.26, 100),
+                measurement("d", 400, 0.8, 0.8, 2.0, 0.26, 160));
+        Map<String, Object> facts = Map.of("d.stormRate", 1000, "d.stormShare", 0.21,
+                "d.duplicateCpu", Map.of("machine", 0.42, "service", 0.18, "database", 0.01, "driver", 0.2));
+        String md = new Report(List.of(), new HttpBenchmark.Results(measurements, Map.of(), facts), SETTINGS,
+                Instant.EPOCH, Instant.EPOCH, false).markdown();
+
+        assertThat(md).contains("| d, other clients' p99 during an open-loop storm / in the same rounds without it, 16 "
+                + "clients | <= 1.50 | 1.60 | **no** |");
+        assertThat(md).contains("| a duplicate of d | 0.420 | 0.180 | 0.010 | 0.200 |");
+        assertThat(md).contains("| a replay of c | 0.450 | 0.200 | 0.050 | 0.200 |");
+        assertThat(md).contains("The duplicates took 21 % of the machine's CPU in the median round.");
     }
 
     @Test
@@ -40,10 +60,10 @@ class ReportTest {
 
     private static Report report(double smallTable, double largeTable) {
         List<Measurement> measurements = List.of(
-                measurement("a", 1000, 0.3, 0.4, 1.0),
-                measurement("b", 500, 0.8, 0.8, 2.0),
-                measurement("e-10k", smallTable, 1.0, 1.0, 3.0),
-                measurement("e-large", largeTable, 1.0, 1.0, 3.0));
+                measurement("a", 1000, 0.3, 0.4, 1.0, 0.2),
+                measurement("b", 500, 0.8, 0.8, 2.0, 0.26),
+                measurement("e-10k", smallTable, 1.0, 1.0, 3.0, 0.2),
+                measurement("e-large", largeTable, 1.0, 1.0, 3.0, 0.2));
         Map<String, Object> facts = Map.of("e.large.records", 5_000_000L, "e.small.records", 10_000L,
                 "e.large.seedSeconds", 90.0, "b.hotUpdates", "1 of 1", "warmUp.b/16", 75L);
         Map<String, ServiceProfile> profiles = Map.of("a/16", profile(0), "b/16", profile(0.025));
@@ -52,9 +72,14 @@ class ReportTest {
     }
 
     private static Measurement measurement(String scenario, double throughput, double database, double service,
-            double machine) {
-        return new Measurement(scenario, 16, List.of(new Measurement.Round(throughput, 1, 2, Map.of(201, 1L),
-                database, service, machine)));
+            double machine, double driver) {
+        return measurement(scenario, throughput, database, service, machine, driver, 2);
+    }
+
+    private static Measurement measurement(String scenario, double throughput, double database, double service,
+            double machine, double driver, double p99) {
+        return new Measurement(scenario, 16, List.of(new Measurement.Round(throughput, 1, p99, Map.of(201, 1L),
+                database, service, machine, driver)));
     }
 
     /** A profile that gives each of OnceOnly's five components {@code onceOnlyShare} of the service's CPU. */

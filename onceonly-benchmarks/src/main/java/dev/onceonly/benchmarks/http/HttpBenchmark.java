@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jspecify.annotations.Nullable;
@@ -360,10 +361,16 @@ public final class HttpBenchmark {
     /**
      * The storm, open loop: duplicates arrive at a fixed rate on one key (a new one every 250 ms, so a first
      * execution is always in flight), whatever the answers, while {@code others} clients send fresh keys closed
-     * loop. The other clients' p99 is then compared with theirs without the storm (scenario b at as many clients, on
-     * the same instance): what a storm costs everyone else. The rate is {@value #STORM_RATE} a second, or a quarter
+     * loop. Each round runs the other clients twice on the same instance, first alone ({@code <scenario>-none}), then
+     * during the storm: their p99 with the storm over their p99 without it is what a storm costs everyone else,
+     * measured side by side, as every other ratio here is. The rate is {@value #STORM_RATE} a second, or a quarter
      * of the replays a second the instance answered in {@code replays} (at as many clients) if that is less: a storm
      * beyond what the machine can answer measures the overload, not the storm.
+     *
+     * <p>What a duplicate costs is what a storm round cost beyond its other clients' requests at what each cost in
+     * the round without the storm, per duplicate sent: by the machine, the service, PostgreSQL and the load driver,
+     * the medians of the rounds ({@code <scenario>.duplicateCpu}), and the share of the machine's CPU that went to the
+     * duplicates ({@code <scenario>.stormShare}).
      */
     private void measureStorm(String scenario, ServiceProcess service, int others, String replays) throws Exception {
         double capacity = measurements.stream().filter(m -> m.scenario().equals(replays) && m.clients() == others)
@@ -373,25 +380,90 @@ public final class HttpBenchmark {
         long start = System.nanoTime();
         String prefix = UUID.randomUUID().toString();
         LoadDriver.Requests storm = sent -> order(service, prefix + "-" + (System.nanoTime() - start) / 250_000_000L);
-        List<LoadDriver.Group> fresh = List.of(driver.http(scenario, others, client -> freshKey(service)));
+        LoadDriver.Group fresh = driver.http(scenario, others, client -> freshKey(service));
         log.info("Scenario {}: {} duplicates/s on one key, {} clients with fresh keys", scenario, rate, others);
         LoadDriver.OpenLoop warmUp = driver.openLoop(rate, storm);
-        driver.run(settings.warmUp(), fresh);
+        driver.run(settings.warmUp(), List.of(fresh));
         warmUp.stop();
+        List<Measurement.Round> quietRounds = new ArrayList<>();
         List<Measurement.Round> freshRounds = new ArrayList<>();
         List<Measurement.Round> stormRounds = new ArrayList<>();
+        List<DuplicateCost> costs = new ArrayList<>();
         for (int round = 1; round <= settings.rounds(); round++) {
+            ProcessCpu.Clocks quietStart = ProcessCpu.Clocks.read(service);
+            LoadDriver.GroupResult quiet = driver.run(settings.round(), List.of(fresh)).getFirst();
+            Measurement.Round quietRound = Measurement.round(quiet, ProcessCpu.Clocks.read(service).since(quietStart));
             LoadDriver.OpenLoop duplicates = driver.openLoop(rate, storm);
-            LoadDriver.GroupResult result = driver.run(settings.round(), fresh).getFirst();
+            ProcessCpu.Clocks stormStart = ProcessCpu.Clocks.read(service);
+            LoadDriver.GroupResult result = driver.run(settings.round(), List.of(fresh)).getFirst();
+            ProcessCpu.Clocks spent = ProcessCpu.Clocks.read(service).since(stormStart);
             Measurement.Round stormRound = Measurement.round(duplicates.stop());
-            log.info("Scenario {}, round {}: others {} req/s p99 {} ms; storm {} req/s p99 {} ms, statuses {}",
-                    scenario, round, Math.round(result.throughput()), result.p99Millis(),
-                    Math.round(stormRound.throughput()), stormRound.p99Millis(), stormRound.statuses());
-            stormRounds.add(stormRound);
+            DuplicateCost cost = DuplicateCost.of(spent, result.requests(), quietRound, rate * result.seconds());
+            log.info("Scenario {}, round {}: others {} req/s p99 {} ms alone, {} req/s p99 {} ms during the storm; "
+                    + "storm {} req/s p99 {} ms, statuses {}; a duplicate cost {}", scenario, round,
+                    Math.round(quiet.throughput()), quiet.p99Millis(), Math.round(result.throughput()),
+                    result.p99Millis(), Math.round(stormRound.throughput()), stormRound.p99Millis(),
+                    stormRound.statuses(), cost);
+            quietRounds.add(quietRound);
             freshRounds.add(Measurement.round(result));
+            stormRounds.add(stormRound);
+            costs.add(cost);
         }
+        measurements.add(new Measurement(scenario + "-none", others, quietRounds));
         measurements.add(new Measurement(scenario, others, freshRounds));
         measurements.add(new Measurement(scenario + "-storm", rate, stormRounds));
+        DuplicateCost cost = DuplicateCost.median(costs);
+        facts.put(scenario + ".duplicateCpu", cost.asMap());
+        facts.put(scenario + ".stormShare", cost.machineShare());
+    }
+
+    /**
+     * What one duplicate of a storm round cost, in CPU ms: the machine, the service, PostgreSQL and the load driver;
+     * and the share of the machine's CPU over the round that went to the duplicates.
+     */
+    private record DuplicateCost(double machine, double service, double database, double driver,
+            double machineShare) {
+
+        /**
+         * The cost of a storm round ({@code spent}) beyond its {@code others} requests at what each cost in the
+         * round without the storm ({@code quiet}), spread over the {@code duplicates} sent meanwhile.
+         */
+        static DuplicateCost of(ProcessCpu.Clocks spent, long others, Measurement.Round quiet, double duplicates) {
+            double machine = beyond(ProcessCpu.millis(spent.machine()), others, quiet.machineCpuMillis());
+            return new DuplicateCost(machine / duplicates,
+                    beyond(ProcessCpu.millis(Objects.requireNonNull(spent.service())), others,
+                            quiet.serviceCpuMillis()) / duplicates,
+                    beyond(ProcessCpu.millis(spent.database()), others, quiet.databaseCpuMillis()) / duplicates,
+                    beyond(ProcessCpu.millis(spent.driver()), others, quiet.driverCpuMillis()) / duplicates,
+                    machine / ProcessCpu.millis(spent.machine()));
+        }
+
+        private static double beyond(double spentMillis, long others, @Nullable Double perRequest) {
+            return spentMillis - others * Objects.requireNonNull(perRequest);
+        }
+
+        static DuplicateCost median(List<DuplicateCost> costs) {
+            return new DuplicateCost(Measurement.median(costs.stream().map(DuplicateCost::machine).toList()),
+                    Measurement.median(costs.stream().map(DuplicateCost::service).toList()),
+                    Measurement.median(costs.stream().map(DuplicateCost::database).toList()),
+                    Measurement.median(costs.stream().map(DuplicateCost::driver).toList()),
+                    Measurement.median(costs.stream().map(DuplicateCost::machineShare).toList()));
+        }
+
+        Map<String, Double> asMap() {
+            Map<String, Double> cost = new LinkedHashMap<>();
+            cost.put("machine", machine);
+            cost.put("service", service);
+            cost.put("database", database);
+            cost.put("driver", driver);
+            return cost;
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "%.3f ms of the machine (service %.3f, database %.3f, driver %.3f), "
+                    + "%.0f %% of the machine", machine, service, database, driver, 100 * machineShare);
+        }
     }
 
     /**

@@ -30,9 +30,12 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
      *     service was measured
      * @param machineCpuMillis the CPU time of every core per request (all processes and the kernel), or
      *     {@code null} where other load ran at the same time
+     * @param driverCpuMillis the load driver's CPU time per request (this process, all threads), or {@code null}
+     *     where other load ran at the same time
      */
     public record Round(double throughput, double p50Millis, double p99Millis, Map<Integer, Long> statuses,
-            @Nullable Double databaseCpuMillis, @Nullable Double serviceCpuMillis, @Nullable Double machineCpuMillis) {
+            @Nullable Double databaseCpuMillis, @Nullable Double serviceCpuMillis, @Nullable Double machineCpuMillis,
+            @Nullable Double driverCpuMillis) {
     }
 
     /** A closed-loop round alone on the machine, and the CPU time it cost. */
@@ -41,12 +44,12 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
         return new Round(result.throughput(), result.p50Millis(), result.p99Millis(), result.statuses(),
                 ProcessCpu.millis(spent.database()) / requests,
                 spent.service() == null ? null : ProcessCpu.millis(spent.service()) / requests,
-                ProcessCpu.millis(spent.machine()) / requests);
+                ProcessCpu.millis(spent.machine()) / requests, ProcessCpu.millis(spent.driver()) / requests);
     }
 
     static Round round(LoadDriver.GroupResult result) {
         return new Round(result.throughput(), result.p50Millis(), result.p99Millis(), result.statuses(), null, null,
-                null);
+                null, null);
     }
 
     /** An open-loop run as one round: its latencies count from when each request was due. */
@@ -54,7 +57,7 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
         Histogram all = new Histogram(3_600_000_000L, 3);
         result.seconds().forEach(all::add);
         return new Round(result.requests() / result.elapsedSeconds(), all.getValueAtPercentile(50) / 1000.0,
-                all.getValueAtPercentile(99) / 1000.0, result.statuses(), null, null, null);
+                all.getValueAtPercentile(99) / 1000.0, result.statuses(), null, null, null, null);
     }
 
     public double medianThroughput() {
@@ -88,6 +91,11 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
         return medianOf(Round::machineCpuMillis);
     }
 
+    /** The median round's load-driver CPU per request, if measured. */
+    public @Nullable Double medianDriverCpuMillis() {
+        return medianOf(Round::driverCpuMillis);
+    }
+
     private @Nullable Double medianOf(Function<Round, @Nullable Double> figure) {
         List<Double> measured = rounds.stream().map(figure).filter(Objects::nonNull).toList();
         return measured.isEmpty() ? null : median(measured);
@@ -103,7 +111,7 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
         return all;
     }
 
-    private static double median(List<Double> values) {
+    static double median(List<Double> values) {
         List<Double> sorted = values.stream().sorted(Comparator.naturalOrder()).toList();
         int n = sorted.size();
         return n == 0 ? 0 : n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;

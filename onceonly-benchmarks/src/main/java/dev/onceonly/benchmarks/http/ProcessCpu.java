@@ -66,18 +66,27 @@ final class ProcessCpu {
     }
 
     /**
-     * The CPU time the machine, PostgreSQL and, where one is measured, a service process had used at one moment;
-     * two of them make what a round cost.
+     * What this process, the load driver, used so far. It shares the cores with the service and the database, so
+     * what it spends on a request is taken from theirs: the report shows it, so that a ratio can be read without it.
      */
-    record Clocks(long machine, long database, @Nullable Long service) {
+    static long driverTicks() throws IOException {
+        return ticks(Files.readString(Path.of("/proc/self/stat")));
+    }
+
+    /**
+     * The CPU time the machine, PostgreSQL, the load driver and, where one is measured, a service process had used
+     * at one moment; two of them make what a round cost.
+     */
+    record Clocks(long machine, long database, long driver, @Nullable Long service) {
 
         static Clocks read(@Nullable ServiceProcess service) throws IOException {
-            return new Clocks(machineTicks(), postgresTicks(), service == null ? null : service.cpuTicks());
+            return new Clocks(machineTicks(), postgresTicks(), driverTicks(),
+                    service == null ? null : service.cpuTicks());
         }
 
         /** What was used between {@code start} and this moment. */
         Clocks since(Clocks start) {
-            return new Clocks(machine - start.machine, database - start.database,
+            return new Clocks(machine - start.machine, database - start.database, driver - start.driver,
                     service == null || start.service == null ? null : service - start.service);
         }
     }
