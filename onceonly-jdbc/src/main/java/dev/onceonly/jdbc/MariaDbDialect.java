@@ -28,11 +28,16 @@ import org.jspecify.annotations.Nullable;
  *       holding it rolls back, two waiters may deadlock on the gap; InnoDB rolls one back (error 1213), which the
  *       store answers as {@code Locked} and the engine retries within its wait. Lock wait timeouts (1205) are
  *       answered the same way.</li>
- *   <li><b>Lock waits in whole seconds.</b> {@code innodb_lock_wait_timeout} only takes whole seconds, 0 meaning
- *       "do not wait", so a claim's bound is its lock wait rounded down: a duplicate never blocks a pooled
- *       connection longer than its lock wait, and one with less than a second left is answered {@code Locked} at
- *       once (the engine polls for the rest of its wait). The bound is set per statement with
- *       {@code SET STATEMENT … FOR}, so the rest of the transaction keeps its own setting.</li>
+ *   <li><b>Lock waits in whole seconds, and below one second the statement's time.</b> {@code
+ *       innodb_lock_wait_timeout} only takes whole seconds, so a claim with a second or more left is bounded by its
+ *       lock wait rounded down. With less left, {@code max_statement_time} (fractional, and it ends a lock wait too)
+ *       bounds the claim's statement instead, to the lock wait but never under 128 ms: a fresh key's insert waits
+ *       for gap locks that are not its key's (the next-key lock a duplicate's insert or locking read holds on
+ *       another key covers the gap before it), and with no wait at all ({@code innodb_lock_wait_timeout = 0}, as
+ *       this dialect once sent) such a claim of a key no one else used was answered as in progress. A duplicate
+ *       that meets an uncommitted claim thus waits 128 ms at least, and never blocks a pooled connection much
+ *       longer than its lock wait. The bound is set per statement with {@code SET STATEMENT … FOR}, so the rest of
+ *       the transaction keeps its own setting.</li>
  *   <li><b>Purge</b> in two steps, in one transaction, because MariaDB cannot skip locked rows in a
  *       {@code DELETE}: select up to the limit of expired scopes by the {@code expires_at} index with
  *       {@code FOR UPDATE SKIP LOCKED} (MariaDB 10.6+), then delete those by primary key. A record that another
@@ -43,6 +48,10 @@ public final class MariaDbDialect extends JdbcDialect {
 
     private static final int LOCK_WAIT_TIMEOUT = 1205;
     private static final int DEADLOCK = 1213;
+    /** ER_STATEMENT_TIMEOUT: the statement ran past its {@code max_statement_time}, here waiting for a lock. */
+    private static final int STATEMENT_TIMEOUT = 1969;
+    /** The shortest bound sent, for a claim with less than a second left (see the class comment). */
+    private static final long MIN_LOCK_WAIT_MILLIS = 128;
 
     @Override
     public String name() {
@@ -117,7 +126,13 @@ public final class MariaDbDialect extends JdbcDialect {
     /** The locking read waits for row locks too, so it gets the same per-statement bound. */
     @Override
     protected String boundedRead(String statement, Duration lockWait) {
-        return "SET STATEMENT innodb_lock_wait_timeout = " + lockWait.toSeconds() + " FOR " + statement;
+        if (lockWait.toSeconds() >= 1) {
+            return "SET STATEMENT innodb_lock_wait_timeout = " + lockWait.toSeconds() + " FOR " + statement;
+        }
+        // Rounded down to a power of two (128, 256 or 512 ms), so that the statement's text takes only a few forms.
+        long millis = Long.highestOneBit(Math.max(MIN_LOCK_WAIT_MILLIS, lockWait.toMillis()));
+        return "SET STATEMENT innodb_lock_wait_timeout = 1, max_statement_time = " + millis / 1000.0 + " FOR "
+                + statement;
     }
 
     /** ER_NO_SUCH_TABLE. */
@@ -129,7 +144,7 @@ public final class MariaDbDialect extends JdbcDialect {
     @Override
     protected boolean isLockNotAvailable(SQLException e) {
         return e.getErrorCode() == LOCK_WAIT_TIMEOUT || e.getErrorCode() == DEADLOCK
-                || "40001".equals(e.getSQLState());
+                || e.getErrorCode() == STATEMENT_TIMEOUT || "40001".equals(e.getSQLState());
     }
 
     @Override

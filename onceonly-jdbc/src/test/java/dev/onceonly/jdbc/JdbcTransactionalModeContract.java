@@ -1,10 +1,23 @@
 package dev.onceonly.jdbc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyScope;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.tck.TransactionalModeContract;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -20,20 +33,55 @@ abstract class JdbcTransactionalModeContract extends TransactionalModeContract {
     private final JdbcTemplate jdbc;
     private final String sessionIdSql;
     private final String waitersBlockedBySql;
+    private final String holdInsertsSql;
 
     /**
      * @param orderTableDdl creates {@code onceonly_it_order (id, owner, sku)} with a generated id, if absent
      * @param sessionIdSql returns the id of the connection's session
      * @param waitersBlockedBySql counts the transactions waiting for a lock of the session given as its parameter
+     * @param holdInsertsSql run in a transaction, makes every insert into the record table wait until it ends, with
+     *     a lock that is not a key's: one the database takes of its own, or another transaction's on a range
      */
     JdbcTransactionalModeContract(DataSource dataSource, JdbcDialect dialect, String orderTableDdl,
-            String sessionIdSql, String waitersBlockedBySql) {
+            String sessionIdSql, String waitersBlockedBySql, String holdInsertsSql) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.jdbc = new JdbcTemplate(dataSource);
         this.sessionIdSql = sessionIdSql;
         this.waitersBlockedBySql = waitersBlockedBySql;
+        this.holdInsertsSql = holdInsertsSql;
         jdbc.execute(orderTableDdl);
+    }
+
+    // The example's storm test once saw two fresh keys refused as in progress on PostgreSQL under the shortest bound
+    // (1 ms, no wait): their inserts had waited for a lock that was not their key's. MariaDB, whose bound was 0 with
+    // less than a second left, refused a fresh key that met another transaction's gap lock at once.
+    @Test
+    void aFreshKeysClaimWaitsOutABriefLockThatIsNotTheKeys() throws Exception {
+        IdempotencyEngine engine = IdempotencyEngine.builder(store()).waitTimeout(Duration.ZERO)
+                .transactions(transactions()).build();
+        CountDownLatch locked = new CountDownLatch(1);
+        Thread holder = Thread.ofVirtual().start(() -> {
+            try (Connection connection = dataSource.getConnection()) {
+                connection.setAutoCommit(false);
+                connection.createStatement().execute(holdInsertsSql);
+                locked.countDown();
+                Thread.sleep(40);
+                connection.rollback();
+            } catch (SQLException | InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        locked.await();
+
+        IdempotencyScope scope = new IdempotencyScope("tx-" + UUID.randomUUID(), "issue-voucher",
+                IdempotencyKey.of(UUID.randomUUID().toString()));
+        Fingerprint fingerprint = Fingerprint.builder().method("POST").route("/vouchers")
+                .rawBody("voucher".getBytes(StandardCharsets.UTF_8)).build();
+        String outcome = engine.execute(scope, fingerprint, new TextCodec(), attempt -> "issued").value();
+
+        holder.join();
+        assertThat(outcome).isEqualTo("issued");
     }
 
     @Override
