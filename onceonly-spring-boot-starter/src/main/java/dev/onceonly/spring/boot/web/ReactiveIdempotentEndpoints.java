@@ -210,9 +210,10 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
         ServerWebExchange lookup = exchange.mutate().response(new HeldBackResponse(exchange.getResponse(), 0))
                 .build();
         return mappings.get(index).getHandler(lookup)
-                // No handler, wrong method or media type: the dispatcher answers those; nothing here is idempotent.
-                .onErrorResume(noHandler -> Mono.empty())
-                .switchIfEmpty(Mono.defer(() -> handler(exchange, index + 1)));
+                .switchIfEmpty(Mono.defer(() -> handler(exchange, index + 1)))
+                // Wrong method or media type: the dispatcher stops at the first mapping that fails, and answers with
+                // its error; no later mapping's handler runs, so nothing here is idempotent.
+                .onErrorResume(noHandler -> Mono.empty());
     }
 
     private @Nullable EndpointMatch matchOf(ServerWebExchange exchange, String method, Object handler) {

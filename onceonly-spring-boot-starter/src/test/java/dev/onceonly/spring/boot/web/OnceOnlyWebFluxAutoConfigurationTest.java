@@ -18,9 +18,11 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Service;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import reactor.core.publisher.Mono;
 
 /**
@@ -123,6 +125,39 @@ class OnceOnlyWebFluxAutoConfigurationTest {
     void idempotentOnAMethodThatIsNoWebFluxHandlerStopsStartup() {
         runner.withBean(NotAHandler.class).run(context -> assertStartupFailure(context)
                 .hasMessageContaining("not a WebFlux handler method").hasMessageContaining("@IdempotentMethod"));
+    }
+
+    @RestController
+    static class OrderPages {
+
+        @GetMapping("/orders")
+        Mono<String> list() {
+            return Mono.just("[]");
+        }
+    }
+
+    /** Ordered before the default mapping, with only {@link OrderPages}: a POST to /orders is the wrong method here. */
+    static class OrderPagesMapping extends RequestMappingHandlerMapping {
+
+        OrderPagesMapping() {
+            setOrder(-10);
+        }
+
+        @Override
+        protected boolean isHandler(Class<?> beanType) {
+            return beanType == OrderPages.class;
+        }
+    }
+
+    // The lookup went on to the next mapping after one failed, so the annotated handler of a later mapping made the
+    // request idempotent, and a missing key was answered 400 instead of the dispatcher's 405.
+    @Test
+    void aRequestThatAnEarlierMappingRefusesIsNotIdempotent() {
+        runner.withBean(Orders.class).withBean(OrderPages.class).withBean(OrderPagesMapping.class).run(context -> {
+            client(context).post().uri("/orders").contentType(MediaType.APPLICATION_JSON).bodyValue("{}").exchange()
+                    .expectStatus().isEqualTo(405);
+            assertThat(context.getBean(Orders.class).created).hasValue(0);
+        });
     }
 
     private static WebTestClient client(ApplicationContext context) {
