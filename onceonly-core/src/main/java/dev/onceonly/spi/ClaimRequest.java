@@ -14,7 +14,9 @@ import java.util.Objects;
  * @param leaseExpiresAt until when the claiming attempt owns the record
  * @param expiresAt from when the record may be purged (at or after {@code leaseExpiresAt})
  * @param lockWait how long a store may block on a claim held by another, uncommitted transaction before it
- *     answers {@link ClaimResult.Locked}; stores that never block ignore it
+ *     answers {@link ClaimResult.Locked}; stores that never block ignore it, and a store whose database bounds
+ *     every lock a statement waits for, not only the key's, may wait a little longer (the JDBC store waits
+ *     128 ms at least), so that a fresh key is not refused for a lock that is not its own
  * @param transactional {@code true} if the caller runs a transaction that the claim must join (transactional
  *     mode); {@code false} if the claim must commit on its own (leased mode). A store that cannot do what is asked
  *     throws {@link dev.onceonly.IdempotencyConfigurationException} rather than silently doing the other.

@@ -49,8 +49,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>How a claim works</b> (no "select, then insert"):
  * <ol>
  *   <li>Bound how long each claim statement waits for another transaction's row lock to the request's lock
- *       wait (PostgreSQL {@code lock_timeout}, MariaDB {@code innodb_lock_wait_timeout}), in the statement's own
- *       round trip, so that a duplicate never holds a pooled connection longer than that.</li>
+ *       wait, but never under 128 ms (PostgreSQL {@code lock_timeout}; MariaDB {@code innodb_lock_wait_timeout},
+ *       or {@code max_statement_time} below a second), in the statement's own round trip, so that a duplicate
+ *       never holds a pooled connection much longer than that: the dialects say why the floor.</li>
  *   <li>Insert the record as PROCESSING, attempt 1, unless the scope exists ({@code ON CONFLICT DO NOTHING},
  *       {@code INSERT IGNORE}): the outcome is a row count, never a duplicate-key error.
  *       The primary key decides races; a row count of 1 means claimed. A concurrent claim by an uncommitted

@@ -36,7 +36,9 @@ import org.jspecify.annotations.Nullable;
  *       another key covers the gap before it), and with no wait at all ({@code innodb_lock_wait_timeout = 0}, as
  *       this dialect once sent) such a claim of a key no one else used was answered as in progress. A duplicate
  *       that meets an uncommitted claim thus waits 128 ms at least, and never blocks a pooled connection much
- *       longer than its lock wait. The bound is set per statement with {@code SET STATEMENT … FOR}, so the rest of
+ *       longer than its lock wait. {@code max_statement_time} bounds the whole statement, not only its lock waits:
+ *       a claim's insert that takes longer for any other reason is answered as locked too, and the engine tries
+ *       again while the wait lasts. The bound is set per statement with {@code SET STATEMENT … FOR}, so the rest of
  *       the transaction keeps its own setting.</li>
  *   <li><b>Purge</b> in two steps, in one transaction, because MariaDB cannot skip locked rows in a
  *       {@code DELETE}: select up to the limit of expired scopes by the {@code expires_at} index with
@@ -48,7 +50,11 @@ public final class MariaDbDialect extends JdbcDialect {
 
     private static final int LOCK_WAIT_TIMEOUT = 1205;
     private static final int DEADLOCK = 1213;
-    /** ER_STATEMENT_TIMEOUT: the statement ran past its {@code max_statement_time}, here waiting for a lock. */
+    /**
+     * ER_STATEMENT_TIMEOUT: the statement ran past its {@code max_statement_time}, nearly always waiting for a lock;
+     * a claim's statement slow for another reason (or a server-wide {@code max_statement_time}) is answered as
+     * locked too, which the engine retries while the wait lasts (see the class comment).
+     */
     private static final int STATEMENT_TIMEOUT = 1969;
     /** The shortest bound sent, for a claim with less than a second left (see the class comment). */
     private static final long MIN_LOCK_WAIT_MILLIS = 128;

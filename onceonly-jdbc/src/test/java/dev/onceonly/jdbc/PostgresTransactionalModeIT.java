@@ -13,7 +13,6 @@ import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.spi.RecordState;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
