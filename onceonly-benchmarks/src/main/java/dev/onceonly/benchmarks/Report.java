@@ -232,8 +232,8 @@ final class Report {
         int clients = settings.clientCounts().getLast();
         Optional<Measurement> replay = find(replays, clients);
         md.append("\nWhat a duplicate of storm ").append(storm).append(" cost (CPU ms; the storm round's CPU beyond its "
-                + "other clients' requests at what each cost in the round without the storm, per duplicate sent, the "
-                + "median round's), beside a hot replay of ").append(replays).append(" at ").append(clients)
+                + "other clients' requests at what each cost in the round without the storm, per duplicate sent; each "
+                + "figure the median of the rounds on its own, so the parts need not add up), beside a hot replay of ").append(replays).append(" at ").append(clients)
                 .append(" clients:\n\n| | machine | service | PostgreSQL | load driver |\n| --- | --- | --- | --- | --- |\n");
         md.append(String.format(Locale.ROOT, "| a duplicate of %s | %s | %s | %s | %s |%n", storm,
                 millis(Optional.ofNullable((Double) cost.get("machine"))),
@@ -245,7 +245,7 @@ final class Report {
                 millis(replay.map(Measurement::medianServiceCpuMillis)),
                 millis(replay.map(Measurement::medianDatabaseCpuMillis)),
                 millis(replay.map(Measurement::medianDriverCpuMillis))));
-        md.append(String.format(Locale.ROOT, "%nThe duplicates took %.0f %% of the machine's CPU in the median round.%n",
+        md.append(String.format(Locale.ROOT, "%nThe duplicates took %.0f %% of the machine's CPU (the median of the rounds).%n",
                 100 * (Double) http.facts().get(storm + ".stormShare")));
     }
 

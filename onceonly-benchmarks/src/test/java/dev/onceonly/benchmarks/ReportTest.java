@@ -48,7 +48,7 @@ class ReportTest {
                 + "clients | <= 1.50 | 1.60 | **no** |");
         assertThat(md).contains("| a duplicate of d | 0.420 | 0.180 | 0.010 | 0.200 |");
         assertThat(md).contains("| a replay of c | 0.450 | 0.200 | 0.050 | 0.200 |");
-        assertThat(md).contains("The duplicates took 21 % of the machine's CPU in the median round.");
+        assertThat(md).contains("The duplicates took 21 % of the machine's CPU (the median of the rounds).");
     }
 
     @Test

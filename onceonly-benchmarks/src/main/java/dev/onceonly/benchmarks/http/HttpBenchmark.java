@@ -369,8 +369,8 @@ public final class HttpBenchmark {
      *
      * <p>What a duplicate costs is what a storm round cost beyond its other clients' requests at what each cost in
      * the round without the storm, per duplicate sent: by the machine, the service, PostgreSQL and the load driver,
-     * the medians of the rounds ({@code <scenario>.duplicateCpu}), and the share of the machine's CPU that went to the
-     * duplicates ({@code <scenario>.stormShare}).
+     * each the median of the rounds on its own ({@code <scenario>.duplicateCpu}), and the share of the machine's CPU
+     * that went to the duplicates ({@code <scenario>.stormShare}).
      */
     private void measureStorm(String scenario, ServiceProcess service, int others, String replays) throws Exception {
         double capacity = measurements.stream().filter(m -> m.scenario().equals(replays) && m.clients() == others)
