@@ -132,6 +132,24 @@ public abstract class JdbcDialect {
     }
 
     /**
+     * The shortest lock bound a dialect sends. A database's lock timeout bounds every lock a statement waits for, not
+     * only another claim's of the same key: a fresh key's insert can wait briefly for a lock that is not its key's
+     * (the one PostgreSQL takes to extend a table or an index, InnoDB's next-key lock that a duplicate of another key
+     * holds on the gap), and under a bound of next to nothing (1 ms on PostgreSQL, 0 on MariaDB, when no wait was
+     * left) such a claim of a key no one else used was refused as in progress. A duplicate that meets an uncommitted
+     * claim therefore waits this long at least.
+     */
+    static final long MIN_LOCK_WAIT_MILLIS = 128;
+
+    /**
+     * {@code lockWait} in milliseconds as a dialect sends it: never under {@value #MIN_LOCK_WAIT_MILLIS}, and rounded
+     * down to a power of two, so that a statement's text, and with it a driver's cache entry, takes only a few forms.
+     */
+    protected static long lockBoundMillis(Duration lockWait) {
+        return Long.highestOneBit(Math.max(MIN_LOCK_WAIT_MILLIS, lockWait.toMillis()));
+    }
+
+    /**
      * A claim statement that writes (insert, take-over) as it runs with its lock wait bounded, in one round trip;
      * unchanged by default. {@code inTransaction} tells whether the connection is inside a transaction.
      */

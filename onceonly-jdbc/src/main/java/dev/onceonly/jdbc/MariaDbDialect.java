@@ -56,8 +56,6 @@ public final class MariaDbDialect extends JdbcDialect {
      * locked too, which the engine retries while the wait lasts (see the class comment).
      */
     private static final int STATEMENT_TIMEOUT = 1969;
-    /** The shortest bound sent, for a claim with less than a second left (see the class comment). */
-    private static final long MIN_LOCK_WAIT_MILLIS = 128;
 
     @Override
     public String name() {
@@ -135,10 +133,8 @@ public final class MariaDbDialect extends JdbcDialect {
         if (lockWait.toSeconds() >= 1) {
             return "SET STATEMENT innodb_lock_wait_timeout = " + lockWait.toSeconds() + " FOR " + statement;
         }
-        // Rounded down to a power of two (128, 256 or 512 ms), so that the statement's text takes only a few forms.
-        long millis = Long.highestOneBit(Math.max(MIN_LOCK_WAIT_MILLIS, lockWait.toMillis()));
-        return "SET STATEMENT innodb_lock_wait_timeout = 1, max_statement_time = " + millis / 1000.0 + " FOR "
-                + statement;
+        return "SET STATEMENT innodb_lock_wait_timeout = 1, max_statement_time = " + lockBoundMillis(lockWait) / 1000.0
+                + " FOR " + statement;
     }
 
     /** ER_NO_SUCH_TABLE. */

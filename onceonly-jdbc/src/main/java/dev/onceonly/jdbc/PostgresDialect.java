@@ -25,14 +25,6 @@ public final class PostgresDialect extends JdbcDialect {
     private static final String LOCK_NOT_AVAILABLE = "55P03";
     private static final String SERIALIZATION_FAILURE = "40001";
     private static final String DEADLOCK_DETECTED = "40P01";
-    /**
-     * The shortest bound sent. {@code lock_timeout} bounds every lock the insert waits for, not only another
-     * claim's of the same key: under concurrent inserts a fresh key's insert can wait a few milliseconds for the
-     * lock that extends the table or an index, and under a bound of 1 ms (no wait left) such a claim of a key no
-     * one else used was refused as in progress. A duplicate that meets an uncommitted claim waits this long at
-     * least.
-     */
-    private static final long MIN_LOCK_WAIT_MILLIS = 128;
     /** Joins the rows a purge locked ({@code doomed}) to the rows it deletes ({@code r}). */
     private static final String SAME_ROW = " WHERE r.ctid = doomed.ctid AND r.tableoid = doomed.tableoid";
 
@@ -118,10 +110,9 @@ public final class PostgresDialect extends JdbcDialect {
         if (!inTransaction) {
             return statement;
         }
-        // Rounded down to a power of two, so that the statement's text, and with it the driver's cache entry,
-        // takes only a few forms; lock_timeout = 0 would mean "wait forever".
-        long millis = Long.highestOneBit(Math.max(MIN_LOCK_WAIT_MILLIS, lockWait.toMillis()));
-        return "SET LOCAL lock_timeout = '" + millis + "ms'; " + statement + "; SET LOCAL lock_timeout = DEFAULT";
+        // Never 0, which lock_timeout reads as "wait forever".
+        return "SET LOCAL lock_timeout = '" + lockBoundMillis(lockWait) + "ms'; " + statement
+                + "; SET LOCAL lock_timeout = DEFAULT";
     }
 
     @Override

@@ -53,7 +53,8 @@ interface HeldRecordTests extends JdbcStoreFixture {
     String waitersBlockedBySql();
 
     // issue 8: MariaDB's lock wait was at least a whole second, so a claim without wait blocked a connection. A
-    // claim now queues for the holder's lock for the dialects' shortest bound (128 ms), not for as long as it holds.
+    // claim now queues for the holder's lock for the dialects' shortest bound (128 ms), not for as long as it holds;
+    // LockBoundTest pins that bound, which no timing here could.
     @Test
     default void claimWithoutLockWaitOfAHeldRecordAnswersInProgressWhileTheHolderKeepsItsLock() throws Exception {
         IdempotencyScope scope = newHeldRecordScope();
