@@ -421,7 +421,7 @@ public final class HttpBenchmark {
      * What one duplicate of a storm round cost, in CPU ms: the machine, the service, PostgreSQL and the load driver;
      * and the share of the machine's CPU over the round that went to the duplicates.
      */
-    private record DuplicateCost(double machine, double service, double database, double driver,
+    record DuplicateCost(double machine, double service, double database, double driver,
             double machineShare) {
 
         /**
