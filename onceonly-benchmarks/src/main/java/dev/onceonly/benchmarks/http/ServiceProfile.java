@@ -6,9 +6,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedObject;
@@ -119,7 +121,10 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
 
     /**
      * Reads a recording. Allocation is counted exactly by each thread's allocation counter, which JFR records at the
-     * start and the end of the recording; allocation samples only split it by component. A sample weighs what its
+     * start and the end of the recording: what it grew by, from zero for a thread started while recording (the
+     * scheduler retires idle carriers of virtual threads after 30 s, so a round that follows a pause runs on carriers
+     * the recording's start never saw). A thread that ends while recording takes its allocation with it; under load,
+     * carriers do not. Allocation samples only split the total by component. A sample weighs what its
      * thread allocated since that thread's previous sample, and a thread's first sample in a recording also weighs
      * what it allocated before the recording started: a weight more than ten times the median counts as the median.
      */
@@ -128,6 +133,7 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         Map<String, Double> samples = zeroes();
         List<Map.Entry<String, Double>> allocationSamples = new ArrayList<>();
         Map<Long, long[]> allocatedByThread = new HashMap<>();
+        Set<Long> startedWhileRecording = new HashSet<>();
         double sampleCount = 0;
         int pauses = 0;
         int collections = 0;
@@ -146,6 +152,7 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
                 }
                 case "jdk.ObjectAllocationSample" -> allocationSamples.add(Map.entry(component(event.getStackTrace()),
                         (double) event.getLong("weight")));
+                case "jdk.ThreadStart" -> startedWhileRecording.add(event.getThread("thread").getId());
                 case "jdk.ThreadAllocationStatistics" -> {
                     long allocated = event.getLong("allocated");
                     allocatedByThread.merge(event.getThread("thread").getId(), new long[] {allocated, allocated},
@@ -180,7 +187,10 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         }
         double total = sampleCount;
         samples.replaceAll((component, count) -> total == 0 ? 0 : count / total);
-        double allocated = allocatedByThread.values().stream().mapToLong(span -> span[1] - span[0]).sum();
+        double allocated = allocatedByThread.entrySet().stream()
+                .mapToLong(thread -> thread.getValue()[1]
+                        - (startedWhileRecording.contains(thread.getKey()) ? 0 : thread.getValue()[0]))
+                .sum();
         return new ServiceProfile(requests, ProcessCpu.millis(cpuTicks) / requests, samples, allocated / requests,
                 split(allocationSamples, allocated / requests), new Pauses(pauses, mean(pauseSum, pauses),
                         meanError(pauses, pauseSum, pauseSquares), pauseMax, mean(copied, evacuations),
