@@ -37,8 +37,9 @@ final class CleanupReport {
         Report.machine().forEach((name, value) -> md.append("- ").append(name).append(": ").append(value)
                 .append('\n'));
         md.append("- PostgreSQL: ").append(results.postgresql()).append(" (local, stock configuration)\n");
-        md.append("- Load: a Java driver (JDK HttpClient, virtual threads) on the same machine as the service and "
-                + "the database: closed loop to find the most the service takes, then open loop at a fixed rate\n\n");
+        md.append("- Load: a Java driver (Apache HttpClient's classic client, platform threads) on the same machine "
+                + "as the service and the database: closed loop to find the most the service takes, then open loop at "
+                + "a fixed rate\n\n");
         md.append("## What runs\n\n");
         md.append(String.format(Locale.ROOT, "%,d expired records are seeded in one transaction (one `INSERT … "
                 + "SELECT generate_series`, then `ANALYZE`), while the reference service takes first executions "

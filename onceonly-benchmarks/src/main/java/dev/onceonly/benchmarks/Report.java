@@ -64,9 +64,9 @@ final class Report {
         md.append("- PostgreSQL: ").append(http.facts().get("postgresql")).append(" (local, stock configuration)\n");
         md.append("- Service JVMs: ").append(http.facts().get("serviceHeap")).append(" (G1), the same for every "
                 + "service, so that young-GC pauses compare like with like\n");
-        md.append("- Load: a Java closed-loop driver (JDK HttpClient, one virtual thread per client) on the same "
-                + "machine as the service and the database, whose own CPU time each round counts too; the storms "
-                + "open loop\n\n");
+        md.append("- Load: a Java closed-loop driver (Apache HttpClient's classic client, one platform thread per "
+                + "client) on the same machine as the service and the database, whose own CPU time each round counts "
+                + "too; the storms open loop\n\n");
 
         md.append("## Targets\n\n| target | required | measured | met |\n| --- | --- | --- | --- |\n");
         int top = settings.clientCounts().getLast();
