@@ -16,8 +16,8 @@ class ServiceProfileTest {
     private static volatile byte[] sink;
 
     /**
-     * Carriers of virtual threads that start after the recording did carry a round's whole allocation: counting their
-     * counters from their first record in the recording, as for threads already running, counted none of it.
+     * A carrier of virtual threads started after the recording can do a whole round's allocating. Counting its counter
+     * from its first record in the recording, as for a thread that was already running, counted none of it.
      */
     @Test
     void countsWhatAThreadStartedWhileRecordingAllocated(@TempDir Path dir) throws Exception {
