@@ -2,6 +2,7 @@ package dev.onceonly.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -22,6 +23,29 @@ interface ConnectionSource {
     Acquired acquire() throws SQLException;
 
     void release(Connection connection) throws SQLException;
+
+    /** A statement held back to travel with a commit: sends it, with the commit or without it. */
+    @FunctionalInterface
+    interface HeldStatement {
+        void send(Connection connection, boolean withCommit) throws SQLException;
+    }
+
+    /**
+     * Holds {@code statement} back until the commit of the transaction {@code connection} belongs to, to send it
+     * with the commit in one round trip, if that transaction's commit is its connection's and nothing else's;
+     * returns whether it did.
+     *
+     * @param key the store's own key for what it holds back in a transaction
+     * @param failure what the commit throws when sending fails, so that the transaction rolls back
+     */
+    default boolean holdUntilCommit(Object key, Connection connection, HeldStatement statement,
+            Function<SQLException, RuntimeException> failure) throws SQLException {
+        return false;
+    }
+
+    /** Sends, without the commit, what the store holds back under {@code key} in the current transaction. */
+    default void sendHeld(Object key) throws SQLException {
+    }
 
     static ConnectionSource of(DataSource dataSource) {
         return SpringConnectionSource.isAvailable() ? new SpringConnectionSource(dataSource)

@@ -1,5 +1,6 @@
 package dev.onceonly.jdbc;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -261,6 +262,30 @@ public abstract class JdbcDialect {
         return "UPDATE " + table + " SET state = ?, lease_expires_at = NULL, http_status = ?, response_headers = ?,"
                 + " response_body = ?, resource_id = ?, updated_at = ?, expires_at = ?" + SCOPE
                 + " AND state = 'PROCESSING' AND attempt = ? AND created_at = ?";
+    }
+
+    /**
+     * {@link #complete} and a {@code COMMIT} after it, to send in one round trip; it fails, and so commits nothing,
+     * unless it completed the one record. Parameters as {@link #complete}'s. {@code null} where the database or
+     * its driver cannot run a commit within a statement ({@link #commitsWithStatement}).
+     */
+    protected @Nullable String completeWithCommit(String table) {
+        return null;
+    }
+
+    /**
+     * Whether {@code connection} can commit with a statement that {@link #completeWithCommit} gives, so that its
+     * own {@link Connection#commit()} after it sends nothing and its transaction state stays right.
+     */
+    protected boolean commitsWithStatement(Connection connection) throws SQLException {
+        return false;
+    }
+
+    /**
+     * Whether {@code e} is {@link #completeWithCommit}'s refusal to commit a completion that found no record.
+     */
+    protected boolean isNothingCompleted(SQLException e) {
+        return false;
     }
 
     /**

@@ -89,6 +89,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final Logger log = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
 
     private final ConnectionSource connections;
+    /** The key of this store's (and its audit mode's) completion held back in a transaction. */
+    private final Object heldKey;
     private final JdbcDialect dialect;
     private final String table;
     /** How long audit rows are kept, in audit mode; {@code null} when records are deleted whole. */
@@ -104,6 +106,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final String selectForClaimSql;
     private final String takeOverSql;
     private final String completeSql;
+    private final @Nullable String completeWithCommitSql;
     private final String renewSql;
     private final String releaseSql;
     private final String purgeSql;
@@ -113,8 +116,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final String statisticsSql;
 
     private JdbcIdempotencyStore(ConnectionSource connections, JdbcDialect dialect, String table,
-            @Nullable Duration auditRetention) {
+            @Nullable Duration auditRetention, Object heldKey) {
         this.connections = connections;
+        this.heldKey = heldKey;
         this.dialect = dialect;
         this.table = table;
         this.auditRetention = auditRetention;
@@ -129,6 +133,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         this.selectForClaimSql = dialect.selectForClaim(table);
         this.takeOverSql = dialect.takeOver(table);
         this.completeSql = dialect.complete(table);
+        this.completeWithCommitSql = dialect.completeWithCommit(table);
         this.renewSql = dialect.renew(table);
         this.releaseSql = dialect.release(table);
         this.purgeSql = auditRetention == null ? dialect.purgeExpired(table)
@@ -159,7 +164,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             throw IdempotencyConfigurationException.of("table name", "'" + table + "' is not a plain SQL "
                     + "identifier (letters, digits and '_', optionally schema-qualified)");
         }
-        return new JdbcIdempotencyStore(ConnectionSource.of(dataSource), dialect, table, null);
+        return new JdbcIdempotencyStore(ConnectionSource.of(dataSource), dialect, table, null, new Object());
     }
 
     /**
@@ -179,7 +184,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             throw IdempotencyConfigurationException.of("audit retention", "must be positive and at most "
                     + Retention.MAX + ", but is " + retention);
         }
-        return new JdbcIdempotencyStore(connections, dialect, table, retention);
+        return new JdbcIdempotencyStore(connections, dialect, table, retention, heldKey);
     }
 
     /** Whether expiring records leave audit rows ({@link #keepingAudit}). */
@@ -378,20 +383,56 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
+    /**
+     * In a transaction that {@link SpringTransactionRunner} began on a data source transaction manager, on a
+     * database that can ({@link JdbcDialect#completeWithCommit}), the completion is held back and sent with the
+     * commit, in one round trip: it then answers {@code true} at once, and a commit that finds no record to complete
+     * fails and commits nothing. Any other statement of the store in that transaction sends it first.
+     */
     @Override
     public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
-        StoredResponse response = completion.response();
         return withConnection("complete", scope, false, (connection, joined) -> {
+            if (joined && completeWithCommitSql != null && dialect.commitsWithStatement(connection)
+                    && connections.holdUntilCommit(heldKey, connection,
+                            (held, withCommit) -> sendCompletion(held, withCommit, scope, token, completion, now),
+                            e -> storeException("complete", scope, e))) {
+                return true;
+            }
             try (PreparedStatement statement = connection.prepareStatement(completeSql)) {
-                statement.setString(1, completion.state().name());
-                int i = bindResponse(statement, 2, response);
-                dialect.setInstant(statement, i++, micros(now));
-                dialect.setInstant(statement, i++, micros(completion.expiresAt()));
-                i = bindScope(statement, i, scope);
-                bindToken(statement, i, token);
+                bindCompletion(statement, scope, token, completion, now);
                 return statement.executeUpdate() == 1;
             }
         });
+    }
+
+    /** A held-back completion: with the commit, or before another statement of the store. */
+    private void sendCompletion(Connection connection, boolean withCommit, IdempotencyScope scope, LeaseToken token,
+            Completion completion, Instant now) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(withCommit
+                ? Objects.requireNonNull(completeWithCommitSql) : completeSql)) {
+            bindCompletion(statement, scope, token, completion, now);
+            if (withCommit) {
+                statement.execute();
+            } else if (statement.executeUpdate() != 1) {
+                throw new StoreFault("the completion found no claim of this transaction to complete");
+            }
+        } catch (SQLException e) {
+            if (withCommit && dialect.isNothingCompleted(e)) {
+                throw new StoreFault("the completion found no claim of this transaction to complete; nothing was "
+                        + "committed");
+            }
+            throw e;
+        }
+    }
+
+    private void bindCompletion(PreparedStatement statement, IdempotencyScope scope, LeaseToken token,
+            Completion completion, Instant now) throws SQLException {
+        statement.setString(1, completion.state().name());
+        int i = bindResponse(statement, 2, completion.response());
+        dialect.setInstant(statement, i++, micros(now));
+        dialect.setInstant(statement, i++, micros(completion.expiresAt()));
+        i = bindScope(statement, i, scope);
+        bindToken(statement, i, token);
     }
 
     /** Always, in the caller's transaction; the unique scope decides, waiting at most the request's lock wait. */
@@ -688,6 +729,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             Connection connection = acquired.connection();
             try {
                 boolean joined = acquired.joined();
+                if (joined) {
+                    connections.sendHeld(heldKey);
+                }
                 boolean beginHere = !joined && atomic && connection.getAutoCommit();
                 if (beginHere) {
                     connection.setAutoCommit(false);
@@ -702,13 +746,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             } finally {
                 connections.release(connection);
             }
-        } catch (StoreFault e) {
-            throw new IdempotencyStoreException(failureMessage(operation, scope, e.getMessage()));
         } catch (SQLException e) {
-            SqlFailure failure = SqlFailure.of(e);
-            throw new IdempotencyStoreException(failureMessage(operation, scope, failure.toString()),
-                    failure.toException());
+            throw storeException(operation, scope, e);
         }
+    }
+
+    private IdempotencyStoreException storeException(String operation, @Nullable IdempotencyScope scope,
+            SQLException e) {
+        if (e instanceof StoreFault fault) {
+            return new IdempotencyStoreException(failureMessage(operation, scope, fault.getMessage()));
+        }
+        SqlFailure failure = SqlFailure.of(e);
+        return new IdempotencyStoreException(failureMessage(operation, scope, failure.toString()),
+                failure.toException());
     }
 
     private static <T> T runAndCommit(Connection connection, boolean commitHere, SqlWork<T> work, boolean joined)

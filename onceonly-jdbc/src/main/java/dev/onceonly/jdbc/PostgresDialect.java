@@ -1,5 +1,6 @@
 package dev.onceonly.jdbc;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -9,6 +10,8 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import org.jspecify.annotations.Nullable;
+import org.postgresql.PGConnection;
+import org.postgresql.jdbc.AutoSave;
 
 /**
  * PostgreSQL 12+: {@code INSERT … ON CONFLICT DO NOTHING}, {@code timestamptz}, {@code SET LOCAL lock_timeout}
@@ -25,6 +28,7 @@ public final class PostgresDialect extends JdbcDialect {
     private static final String LOCK_NOT_AVAILABLE = "55P03";
     private static final String SERIALIZATION_FAILURE = "40001";
     private static final String DEADLOCK_DETECTED = "40P01";
+    private static final String DIVISION_BY_ZERO = "22012";
     /** Joins the rows a purge locked ({@code doomed}) to the rows it deletes ({@code r}). */
     private static final String SAME_ROW = " WHERE r.ctid = doomed.ctid AND r.tableoid = doomed.tableoid";
 
@@ -118,6 +122,50 @@ public final class PostgresDialect extends JdbcDialect {
     @Override
     protected boolean boundsLockWaitOnlyInTransaction() {
         return true;
+    }
+
+    /**
+     * The completion as a data-modifying {@code WITH} whose {@code SELECT} divides by the rows it completed: with
+     * none, the division fails, the transaction aborts, and the {@code COMMIT} sent with it is never run.
+     */
+    @Override
+    protected String completeWithCommit(String table) {
+        return "WITH completed AS (" + complete(table) + " RETURNING 1) SELECT 1 / count(*) FROM completed; COMMIT";
+    }
+
+    /**
+     * The PostgreSQL JDBC driver follows the server's transaction state, and its {@code commit()} sends nothing
+     * once a statement has committed; unless it wraps statements in savepoints of its own ({@code autosave}), which
+     * it would then try to release outside a transaction.
+     */
+    @Override
+    protected boolean commitsWithStatement(Connection connection) throws SQLException {
+        return Pgjdbc.PRESENT && Pgjdbc.commitsWithStatement(connection);
+    }
+
+    @Override
+    protected boolean isNothingCompleted(SQLException e) {
+        return DIVISION_BY_ZERO.equals(e.getSQLState());
+    }
+
+    /** Loaded only where the PostgreSQL JDBC driver is: the dialect does not require it. */
+    private static final class Pgjdbc {
+
+        static final boolean PRESENT = isPresent();
+
+        private static boolean isPresent() {
+            try {
+                Class.forName("org.postgresql.PGConnection", false, PostgresDialect.class.getClassLoader());
+                return true;
+            } catch (ClassNotFoundException | LinkageError e) {
+                return false;
+            }
+        }
+
+        static boolean commitsWithStatement(Connection connection) throws SQLException {
+            return connection.isWrapperFor(PGConnection.class)
+                    && connection.unwrap(PGConnection.class).getAutosave() == AutoSave.NEVER;
+        }
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.onceonly.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.datasource.ConnectionHolder;
@@ -55,5 +56,16 @@ record SpringConnectionSource(DataSource dataSource) implements ConnectionSource
     @Override
     public void release(Connection connection) {
         DataSourceUtils.releaseConnection(connection, dataSource);
+    }
+
+    @Override
+    public boolean holdUntilCommit(Object key, Connection connection, HeldStatement statement,
+            Function<SQLException, RuntimeException> failure) throws SQLException {
+        return DeferredCompletion.holdUntilCommit(dataSource, key, connection, statement, failure);
+    }
+
+    @Override
+    public void sendHeld(Object key) throws SQLException {
+        DeferredCompletion.sendHeld(key);
     }
 }

@@ -7,11 +7,16 @@ import dev.onceonly.TransactionRunner;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.IllegalTransactionStateException;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
 import org.springframework.transaction.TransactionSystemException;
@@ -32,12 +37,26 @@ public final class SpringTransactionRunner implements TransactionRunner {
     private final TransactionTemplate transactionTemplate;
     /** Joins a transaction of the same manager, and fails where there is none: never begins one. */
     private final TransactionTemplate joinOnly;
+    /** The data source whose connection's commit is all this runner's commits do, or {@code null}. */
+    private final @Nullable DataSource commitsOnConnection;
 
     public SpringTransactionRunner(TransactionTemplate transactionTemplate) {
         this.transactionTemplate = Objects.requireNonNull(transactionTemplate, "transactionTemplate");
-        this.joinOnly = new TransactionTemplate(Objects.requireNonNull(transactionTemplate.getTransactionManager(),
-                "the template's transaction manager"));
+        PlatformTransactionManager manager = Objects.requireNonNull(transactionTemplate.getTransactionManager(),
+                "the template's transaction manager");
+        this.joinOnly = new TransactionTemplate(manager);
+        this.commitsOnConnection = commitsOnConnection(manager);
         this.joinOnly.setPropagationBehavior(TransactionDefinition.PROPAGATION_MANDATORY);
+    }
+
+    /**
+     * The data source of {@code manager} if its commit is its connection's commit and nothing more: the data source
+     * transaction managers exactly, not a subclass that may do more, nor a JPA manager, which flushes as it commits.
+     */
+    private static @Nullable DataSource commitsOnConnection(PlatformTransactionManager manager) {
+        return manager.getClass() == DataSourceTransactionManager.class
+                || manager.getClass() == JdbcTransactionManager.class
+                ? ((DataSourceTransactionManager) manager).getDataSource() : null;
     }
 
     /**
@@ -56,7 +75,7 @@ public final class SpringTransactionRunner implements TransactionRunner {
                     throw IdempotencyConfigurationException.of("transactions", "transactional mode must begin its "
                             + "own transaction, but one is already active; call the engine outside it");
                 }
-                T result = work.get();
+                T result = commitsOnConnection == null ? work.get() : markedCommit(work);
                 workReturned.set(true);
                 return result;
             });
@@ -70,6 +89,23 @@ public final class SpringTransactionRunner implements TransactionRunner {
             }
             // A commit the database refused, translated by a JdbcTransactionManager.
             throw cannotBeginOrCommit(e);
+        }
+    }
+
+    /**
+     * Marks the transaction as one whose commit is its connection's and nothing else's while the work runs, so
+     * that the store may send its completion with the commit ({@link DeferredCompletion}).
+     */
+    private <T> T markedCommit(Supplier<T> work) {
+        Object holder = TransactionSynchronizationManager.getResource(Objects.requireNonNull(commitsOnConnection));
+        if (holder == null) {
+            return work.get();
+        }
+        TransactionSynchronizationManager.bindResource(DeferredCompletion.COMMITS_ON_CONNECTION, holder);
+        try {
+            return work.get();
+        } finally {
+            TransactionSynchronizationManager.unbindResource(DeferredCompletion.COMMITS_ON_CONNECTION);
         }
     }
 
