@@ -34,9 +34,14 @@ final class DatabaseFloor implements AutoCloseable {
     enum Transaction {
         /** (a): the order insert, committed on its own. */
         ORDER_ONLY("floor-a", "order insert, auto-commit"),
-        /** (b) as the store sends it: SET LOCAL lock_timeout before the claim and its reset after, one round trip. */
-        FIRST_EXECUTION("floor-b", "claim between SET LOCAL lock_timeout and its reset, order insert, completion,"
-                + " commit"),
+        /**
+         * (b) as the store sends it: SET LOCAL lock_timeout before the claim and its reset after, one round trip; the
+         * completion with the commit, one round trip.
+         */
+        FIRST_EXECUTION("floor-b", "claim between SET LOCAL lock_timeout and its reset, order insert, completion"
+                + " with the commit"),
+        /** (b) with the completion and the commit in round trips of their own, as the store sent them before. */
+        FIRST_EXECUTION_COMMIT_APART("floor-b-commit-apart", "completion and commit in round trips of their own"),
         /** (b) with the claim bounding its own lock wait: set_config before the write and after, one statement. */
         FIRST_EXECUTION_IN_STATEMENT("floor-b-in-statement", "claim that sets and resets lock_timeout itself"),
         /** (b) with no lock bound on the claim. */
@@ -91,6 +96,10 @@ final class DatabaseFloor implements AutoCloseable {
             + " expires_at = ? WHERE owner = ? AND operation = ? AND idem_key = ?"
             + " AND state = 'PROCESSING' AND attempt = ? AND created_at = ?";
 
+    /** As {@code PostgresDialect} sends it: nothing commits unless the completion found its claim. */
+    private static final String COMPLETE_WITH_COMMIT = "WITH completed AS (" + COMPLETE + " RETURNING 1)"
+            + " SELECT 1 / count(*) FROM completed; COMMIT";
+
     private final HikariDataSource pool;
 
     DatabaseFloor(String jdbcUrl, int poolSize) {
@@ -143,7 +152,9 @@ final class DatabaseFloor implements AutoCloseable {
             Instant expiresAt = now.plus(LEASE).plus(RETENTION);
             claim(connection, transaction, key, now, expiresAt);
             long orderId = insertOrder(connection);
-            complete(connection, key, orderId, now, expiresAt);
+            boolean commitApart = transaction == Transaction.FIRST_EXECUTION_COMMIT_APART;
+            complete(connection, commitApart ? COMPLETE : COMPLETE_WITH_COMMIT, key, orderId, now, expiresAt);
+            // Sends nothing after a completion that committed: the driver follows the server's transaction state.
             connection.commit();
         } catch (SQLException e) {
             connection.rollback();
@@ -156,7 +167,7 @@ final class DatabaseFloor implements AutoCloseable {
     private static void claim(Connection connection, Transaction transaction, String key, Instant now,
             Instant expiresAt) throws SQLException {
         String sql = switch (transaction) {
-            case FIRST_EXECUTION -> CLAIM_SET_LOCAL;
+            case FIRST_EXECUTION, FIRST_EXECUTION_COMMIT_APART -> CLAIM_SET_LOCAL;
             case FIRST_EXECUTION_IN_STATEMENT -> CLAIM_IN_STATEMENT;
             case FIRST_EXECUTION_UNBOUNDED -> CLAIM;
             case ORDER_ONLY -> throw new IllegalArgumentException("no claim in " + transaction);
@@ -176,9 +187,9 @@ final class DatabaseFloor implements AutoCloseable {
         }
     }
 
-    private static void complete(Connection connection, String key, long orderId, Instant now, Instant expiresAt)
-            throws SQLException {
-        try (PreparedStatement complete = connection.prepareStatement(COMPLETE)) {
+    private static void complete(Connection connection, String sql, String key, long orderId, Instant now,
+            Instant expiresAt) throws SQLException {
+        try (PreparedStatement complete = connection.prepareStatement(sql)) {
             complete.setString(1, "SUCCEEDED");
             complete.setInt(2, 201);
             complete.setString(3, "Content-Type: application/json\nLocation: /api/orders/" + orderId + "\n");
@@ -192,7 +203,9 @@ final class DatabaseFloor implements AutoCloseable {
             complete.setString(10, key);
             complete.setInt(11, 1);
             complete.setObject(12, utc(now));
-            if (complete.executeUpdate() != 1) {
+            // With the commit, the statement answers rows, and fails (a division by zero) if it completed none.
+            boolean answeredRows = complete.execute();
+            if (!answeredRows && complete.getUpdateCount() != 1) {
                 throw new IllegalStateException("the completion found no claim");
             }
         }
