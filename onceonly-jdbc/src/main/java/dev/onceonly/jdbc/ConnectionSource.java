@@ -31,20 +31,18 @@ interface ConnectionSource {
     }
 
     /**
-     * Holds {@code statement} back until the commit of the transaction {@code connection} belongs to, to send it
-     * with the commit in one round trip, if that transaction's commit is its connection's and nothing else's;
-     * returns whether it did.
+     * Holds {@code statement} back until the commit of the caller's transaction, to send it with the commit in one
+     * round trip, if that transaction's commit is its connection's and nothing else's; returns whether it did.
      *
-     * @param key the store's own key for what it holds back in a transaction
      * @param failure what the commit throws when sending fails, so that the transaction rolls back
      */
-    default boolean holdUntilCommit(Object key, Connection connection, HeldStatement statement,
-            Function<SQLException, RuntimeException> failure) throws SQLException {
+    default boolean holdUntilCommit(HeldStatement statement, Function<SQLException, RuntimeException> failure)
+            throws SQLException {
         return false;
     }
 
-    /** Sends, without the commit, what the store holds back under {@code key} in the current transaction. */
-    default void sendHeld(Object key) throws SQLException {
+    /** Sends, without the commit, the statement the caller's transaction holds back, if any. */
+    default void sendHeld() throws SQLException {
     }
 
     static ConnectionSource of(DataSource dataSource) {

@@ -89,8 +89,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private static final Logger log = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
 
     private final ConnectionSource connections;
-    /** The key of this store's (and its audit mode's) completion held back in a transaction. */
-    private final Object heldKey;
     private final JdbcDialect dialect;
     private final String table;
     /** How long audit rows are kept, in audit mode; {@code null} when records are deleted whole. */
@@ -116,9 +114,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final String statisticsSql;
 
     private JdbcIdempotencyStore(ConnectionSource connections, JdbcDialect dialect, String table,
-            @Nullable Duration auditRetention, Object heldKey) {
+            @Nullable Duration auditRetention) {
         this.connections = connections;
-        this.heldKey = heldKey;
         this.dialect = dialect;
         this.table = table;
         this.auditRetention = auditRetention;
@@ -164,7 +161,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             throw IdempotencyConfigurationException.of("table name", "'" + table + "' is not a plain SQL "
                     + "identifier (letters, digits and '_', optionally schema-qualified)");
         }
-        return new JdbcIdempotencyStore(ConnectionSource.of(dataSource), dialect, table, null, new Object());
+        return new JdbcIdempotencyStore(ConnectionSource.of(dataSource), dialect, table, null);
     }
 
     /**
@@ -184,7 +181,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             throw IdempotencyConfigurationException.of("audit retention", "must be positive and at most "
                     + Retention.MAX + ", but is " + retention);
         }
-        return new JdbcIdempotencyStore(connections, dialect, table, retention, heldKey);
+        return new JdbcIdempotencyStore(connections, dialect, table, retention);
     }
 
     /** Whether expiring records leave audit rows ({@link #keepingAudit}). */
@@ -387,13 +384,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * In a transaction that {@link SpringTransactionRunner} began on a data source transaction manager, on a
      * database that can ({@link JdbcDialect#completeWithCommit}), the completion is held back and sent with the
      * commit, in one round trip: it then answers {@code true} at once, and a commit that finds no record to complete
-     * fails and commits nothing. Any other statement of the store in that transaction sends it first.
+     * fails and commits nothing. Any other statement of a store in that transaction sends it first; it goes
+     * without the commit when something registered after it may write at commit ({@link DeferredCompletion}).
      */
     @Override
     public boolean complete(IdempotencyScope scope, LeaseToken token, Completion completion, Instant now) {
         return withConnection("complete", scope, false, (connection, joined) -> {
             if (joined && completeWithCommitSql != null && dialect.commitsWithStatement(connection)
-                    && connections.holdUntilCommit(heldKey, connection,
+                    && connections.holdUntilCommit(
                             (held, withCommit) -> sendCompletion(held, withCommit, scope, token, completion, now),
                             e -> storeException("complete", scope, e))) {
                 return true;
@@ -730,7 +728,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             try {
                 boolean joined = acquired.joined();
                 if (joined) {
-                    connections.sendHeld(heldKey);
+                    connections.sendHeld();
                 }
                 boolean beginHere = !joined && atomic && connection.getAutoCommit();
                 if (beginHere) {

@@ -59,13 +59,13 @@ record SpringConnectionSource(DataSource dataSource) implements ConnectionSource
     }
 
     @Override
-    public boolean holdUntilCommit(Object key, Connection connection, HeldStatement statement,
-            Function<SQLException, RuntimeException> failure) throws SQLException {
-        return DeferredCompletion.holdUntilCommit(dataSource, key, connection, statement, failure);
+    public boolean holdUntilCommit(HeldStatement statement, Function<SQLException, RuntimeException> failure)
+            throws SQLException {
+        return DeferredCompletion.holdUntilCommit(dataSource, statement, failure);
     }
 
     @Override
-    public void sendHeld(Object key) throws SQLException {
-        DeferredCompletion.sendHeld(key);
+    public void sendHeld() throws SQLException {
+        DeferredCompletion.sendHeld();
     }
 }

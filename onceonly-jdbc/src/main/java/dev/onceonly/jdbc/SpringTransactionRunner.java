@@ -7,7 +7,6 @@ import dev.onceonly.TransactionRunner;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
-import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,8 +36,8 @@ public final class SpringTransactionRunner implements TransactionRunner {
     private final TransactionTemplate transactionTemplate;
     /** Joins a transaction of the same manager, and fails where there is none: never begins one. */
     private final TransactionTemplate joinOnly;
-    /** The data source whose connection's commit is all this runner's commits do, or {@code null}. */
-    private final @Nullable DataSource commitsOnConnection;
+    /** The manager, if all its commits do is its connection's commit; else {@code null}. */
+    private final @Nullable DataSourceTransactionManager commitsOnConnection;
 
     public SpringTransactionRunner(TransactionTemplate transactionTemplate) {
         this.transactionTemplate = Objects.requireNonNull(transactionTemplate, "transactionTemplate");
@@ -50,13 +49,12 @@ public final class SpringTransactionRunner implements TransactionRunner {
     }
 
     /**
-     * The data source of {@code manager} if its commit is its connection's commit and nothing more: the data source
-     * transaction managers exactly, not a subclass that may do more, nor a JPA manager, which flushes as it commits.
+     * {@code manager} if its commit is its connection's commit and nothing more: the data source transaction
+     * managers exactly, not a subclass that may do more, nor a JPA manager, which flushes as it commits.
      */
-    private static @Nullable DataSource commitsOnConnection(PlatformTransactionManager manager) {
+    private static @Nullable DataSourceTransactionManager commitsOnConnection(PlatformTransactionManager manager) {
         return manager.getClass() == DataSourceTransactionManager.class
-                || manager.getClass() == JdbcTransactionManager.class
-                ? ((DataSourceTransactionManager) manager).getDataSource() : null;
+                || manager.getClass() == JdbcTransactionManager.class ? (DataSourceTransactionManager) manager : null;
     }
 
     /**
@@ -75,7 +73,7 @@ public final class SpringTransactionRunner implements TransactionRunner {
                     throw IdempotencyConfigurationException.of("transactions", "transactional mode must begin its "
                             + "own transaction, but one is already active; call the engine outside it");
                 }
-                T result = commitsOnConnection == null ? work.get() : markedCommit(work);
+                T result = commitsOnConnection == null ? work.get() : markedCommit(commitsOnConnection, work);
                 workReturned.set(true);
                 return result;
             });
@@ -94,18 +92,26 @@ public final class SpringTransactionRunner implements TransactionRunner {
 
     /**
      * Marks the transaction as one whose commit is its connection's and nothing else's while the work runs, so
-     * that the store may send its completion with the commit ({@link DeferredCompletion}).
+     * that the store may send its completion with the commit ({@link DeferredCompletion}); a manager with execution
+     * listeners, which act between the synchronizations and the commit, is not. The mark of a runner whose work
+     * this is comes back after it.
      */
-    private <T> T markedCommit(Supplier<T> work) {
-        Object holder = TransactionSynchronizationManager.getResource(Objects.requireNonNull(commitsOnConnection));
-        if (holder == null) {
+    private <T> T markedCommit(DataSourceTransactionManager manager, Supplier<T> work) {
+        Object holder = TransactionSynchronizationManager.getResource(
+                Objects.requireNonNull(manager.getDataSource(), "the manager's data source"));
+        if (holder == null || !manager.getTransactionExecutionListeners().isEmpty()) {
             return work.get();
         }
+        Object outer = TransactionSynchronizationManager.unbindResourceIfPossible(
+                DeferredCompletion.COMMITS_ON_CONNECTION);
         TransactionSynchronizationManager.bindResource(DeferredCompletion.COMMITS_ON_CONNECTION, holder);
         try {
             return work.get();
         } finally {
             TransactionSynchronizationManager.unbindResource(DeferredCompletion.COMMITS_ON_CONNECTION);
+            if (outer != null) {
+                TransactionSynchronizationManager.bindResource(DeferredCompletion.COMMITS_ON_CONNECTION, outer);
+            }
         }
     }
 

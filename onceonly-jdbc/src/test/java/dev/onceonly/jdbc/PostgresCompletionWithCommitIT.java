@@ -7,7 +7,9 @@ import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyStoreException;
+import dev.onceonly.TransactionRollbackException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
@@ -21,14 +23,21 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionExecutionListener;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -69,11 +78,23 @@ class PostgresCompletionWithCommitIT {
     /** A subclass may do more as it commits, so its transactions send the completion on its own. */
     @Test
     void aTransactionManagerThatMayDoMoreAtCommitGetsTheCompletionOnItsOwn() {
-        IdempotencyScope scope = newScope();
-        var subclass = new DataSourceTransactionManager(recorded) {
-        };
+        assertCompletionSentApart(new DataSourceTransactionManager(recorded) {
+        });
+    }
 
-        engine(subclass).execute(scope, fingerprint(), new TextCodec(), attempt -> "placed");
+    /** Execution listeners act between the synchronizations and the commit. */
+    @Test
+    void aManagerWithExecutionListenersGetsTheCompletionOnItsOwn() {
+        DataSourceTransactionManager listened = new DataSourceTransactionManager(recorded);
+        listened.setTransactionExecutionListeners(List.of(new TransactionExecutionListener() {
+        }));
+        assertCompletionSentApart(listened);
+    }
+
+    private void assertCompletionSentApart(PlatformTransactionManager manager) {
+        IdempotencyScope scope = newScope();
+
+        engine(manager).execute(scope, fingerprint(), new TextCodec(), attempt -> "placed");
 
         assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
         assertThat(completionSent()).doesNotContain("COMMIT");
@@ -99,12 +120,10 @@ class PostgresCompletionWithCommitIT {
     @Test
     void theStoreReadsAHeldCompletionInItsTransaction() {
         IdempotencyScope scope = newScope();
-        TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(recorded));
-        SpringTransactionRunner runner = new SpringTransactionRunner(transaction);
+        SpringTransactionRunner runner = runner();
 
         RecordState seen = runner.inTransaction(() -> {
-            ClaimResult.Claimed claimed = claim(scope);
-            assertThat(store.complete(scope, claimed.token(), success(), Instant.now())).isTrue();
+            claimAndComplete(scope);
             return store.find(scope).orElseThrow().state();
         });
 
@@ -116,12 +135,10 @@ class PostgresCompletionWithCommitIT {
     @Test
     void aHeldCompletionRollsBackWithItsTransactionAndLeavesNothingBehind() {
         IdempotencyScope scope = newScope();
-        SpringTransactionRunner runner = new SpringTransactionRunner(
-                new TransactionTemplate(new DataSourceTransactionManager(recorded)));
+        SpringTransactionRunner runner = runner();
 
         assertThatThrownBy(() -> runner.inTransaction(() -> {
-            ClaimResult.Claimed claimed = claim(scope);
-            store.complete(scope, claimed.token(), success(), Instant.now());
+            claimAndComplete(scope);
             throw new IllegalStateException("the work fails after all");
         })).isInstanceOf(IllegalStateException.class);
 
@@ -132,11 +149,134 @@ class PostgresCompletionWithCommitIT {
         assertThat(store.find(next).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
     }
 
+    @Test
+    void aRunnerInsideARunnersWorkSendsEachCompletionWithItsOwnCommit() {
+        IdempotencyScope outer = newScope();
+        IdempotencyScope inner = newScope();
+        DataSourceTransactionManager manager = new DataSourceTransactionManager(recorded);
+        TransactionTemplate requiresNew = requiresNew(manager);
+        IdempotencyEngine innerEngine = IdempotencyEngine.builder(store)
+                .transactions(new SpringTransactionRunner(requiresNew)).build();
+
+        engine(manager).execute(outer, fingerprint(), new TextCodec(), attempt -> {
+            innerEngine.execute(inner, fingerprint(), new TextCodec(), nested -> {
+                jdbc.update(ORDER, inner.owner());
+                return "inner";
+            });
+            jdbc.update(ORDER, outer.owner());
+            return "outer";
+        });
+
+        assertThat(List.of(outer, inner)).allSatisfy(scope -> {
+            assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+            assertThat(orders(scope)).isEqualTo(1);
+        });
+        assertThat(sent).filteredOn(sql -> sql.contains("UPDATE onceonly_record"))
+                .hasSize(2).allSatisfy(sql -> assertThat(sql).endsWith("; COMMIT"));
+    }
+
+    /** One transaction, one commit: the completion held first goes before the one that takes the commit. */
+    @Test
+    void twoStoresInOneTransactionCommitOnce() {
+        IdempotencyScope outer = newScope();
+        IdempotencyScope inner = newScope();
+        DataSourceTransactionManager manager = new DataSourceTransactionManager(recorded);
+        JdbcIdempotencyStore other = JdbcIdempotencyStore.create(recorded, new PostgresDialect());
+        IdempotencyEngine joined = IdempotencyEngine.builder(other)
+                .transactions(new SpringTransactionRunner(new TransactionTemplate(manager)))
+                .mode(IdempotencyMode.JOINED).build();
+
+        engine(manager).execute(outer, fingerprint(), new TextCodec(), attempt ->
+                joined.execute(inner, fingerprint(), new TextCodec(), nested -> "inner").value());
+
+        assertThat(List.of(outer, inner)).allSatisfy(scope ->
+                assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED));
+        assertThat(sent).filteredOn(sql -> sql.contains("UPDATE onceonly_record")).hasSize(2)
+                .filteredOn(sql -> sql.contains("COMMIT")).hasSize(1);
+    }
+
+    /** What writes at commit after the completion was held commits with it, or nothing commits. */
+    @Test
+    void aSynchronizationThatWritesAtCommitAfterTheHoldKeepsTheCommitApart() {
+        IdempotencyScope scope = newScope();
+        SpringTransactionRunner runner = runner();
+
+        assertThatThrownBy(() -> runner.inTransaction(() -> {
+            claimAndComplete(scope);
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void beforeCommit(boolean readOnly) {
+                    jdbc.update(ORDER, scope.owner());
+                    throw new IllegalStateException("refused at commit");
+                }
+            });
+            return null;
+        })).isInstanceOf(IllegalStateException.class).hasMessage("refused at commit");
+
+        assertThat(store.find(scope)).isEmpty();
+        assertThat(orders(scope)).isZero();
+    }
+
+    /** A transaction that a callback begins after a rollback neither sends nor finds the rolled-back completion. */
+    @Test
+    void aTransactionBegunAfterTheRollbackDoesNotSendItsHeldCompletion() {
+        IdempotencyScope scope = newScope();
+        IdempotencyScope other = newScope();
+        DataSourceTransactionManager manager = new DataSourceTransactionManager(recorded);
+        TransactionTemplate requiresNew = requiresNew(manager);
+        AtomicReference<Object> found = new AtomicReference<>();
+
+        assertThatThrownBy(() -> new SpringTransactionRunner(new TransactionTemplate(manager)).inTransaction(() -> {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCompletion(int status) {
+                    try {
+                        found.set(requiresNew.execute(transaction -> store.find(other)));
+                    } catch (RuntimeException e) {
+                        found.set(e);
+                    }
+                }
+            });
+            claimAndComplete(scope);
+            throw new IllegalStateException("the work fails after all");
+        })).isInstanceOf(IllegalStateException.class);
+
+        assertThat(found.get()).isEqualTo(Optional.empty());
+        assertThat(store.find(scope)).isEmpty();
+    }
+
+    /** A held completion that could not be sent rolls its transaction back, even if the failure was caught. */
+    @Test
+    void aHeldCompletionThatCannotBeSentRollsTheTransactionBack() {
+        IdempotencyScope scope = newScope();
+        SpringTransactionRunner runner = runner();
+
+        assertThatThrownBy(() -> runner.inTransaction(() -> {
+            claimAndComplete(scope);
+            jdbc.update("DELETE FROM onceonly_record WHERE owner = ?", scope.owner());
+            assertThatThrownBy(() -> store.find(scope)).isInstanceOf(IdempotencyStoreException.class);
+            jdbc.update(ORDER, scope.owner());
+            return null;
+        })).isInstanceOf(TransactionRollbackException.class);
+
+        assertThat(orders(scope)).isZero();
+    }
+
+    @AfterEach
+    void leavesNoResourceBound() {
+        assertThat(TransactionSynchronizationManager.getResourceMap()).isEmpty();
+    }
+
     /** The one completion the store sent. */
     private String completionSent() {
         List<String> completions = sent.stream().filter(sql -> sql.contains("UPDATE onceonly_record")).toList();
         assertThat(completions).hasSize(1);
         return completions.getFirst();
+    }
+
+    /** Claims {@code scope} and completes it in the current transaction, which holds the completion back. */
+    private void claimAndComplete(IdempotencyScope scope) {
+        assertThat(store.complete(scope, claim(scope).token(), success(), Instant.now())).isTrue();
     }
 
     private ClaimResult.Claimed claim(IdempotencyScope scope) {
@@ -149,6 +289,16 @@ class PostgresCompletionWithCommitIT {
     private static Completion success() {
         return new Completion(RecordState.SUCCEEDED, StoredResponse.of(201, "placed".getBytes(StandardCharsets.UTF_8)),
                 Instant.now().plusSeconds(3600));
+    }
+
+    private static TransactionTemplate requiresNew(PlatformTransactionManager manager) {
+        TransactionTemplate template = new TransactionTemplate(manager);
+        template.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        return template;
+    }
+
+    private SpringTransactionRunner runner() {
+        return new SpringTransactionRunner(new TransactionTemplate(new DataSourceTransactionManager(recorded)));
     }
 
     private IdempotencyEngine engine(PlatformTransactionManager manager) {
