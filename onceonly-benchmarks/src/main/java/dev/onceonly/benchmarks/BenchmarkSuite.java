@@ -2,14 +2,22 @@ package dev.onceonly.benchmarks;
 
 import dev.onceonly.benchmarks.http.CleanupBenchmark;
 import dev.onceonly.benchmarks.http.HttpBenchmark;
+import dev.onceonly.benchmarks.jmh.FingerprintBenchmark;
+import dev.onceonly.benchmarks.jmh.KeyParsingBenchmark;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.slf4j.Logger;
@@ -26,6 +34,8 @@ import org.slf4j.LoggerFactory;
 public final class BenchmarkSuite {
 
     private static final Logger log = LoggerFactory.getLogger(BenchmarkSuite.class);
+    /** Forks of the pass and of SHA-256 per body size: an odd number, so that the median pair is one pair. */
+    private static final int FINGERPRINT_ROUNDS = 5;
 
     private BenchmarkSuite() {
     }
@@ -52,7 +62,7 @@ public final class BenchmarkSuite {
             return;
         }
 
-        Collection<RunResult> jmh = redisOnly ? List.of() : runJmh(quick, work);
+        List<JmhResult> jmh = redisOnly ? List.of() : runJmh(quick, work);
         HttpBenchmark.Settings settings = quick
                 ? new HttpBenchmark.Settings(List.of(1, 16, 64), Duration.ofSeconds(2), Duration.ofSeconds(3), 2,
                         200_000)
@@ -94,19 +104,51 @@ public final class BenchmarkSuite {
     }
 
     /**
-     * Two forks, since one fork on this shared machine can land in a slow minute; each with a fixed heap touched
-     * at start, so that the first iterations do not pay for page faults as the heap grows.
+     * Key parsing in two forks. The fingerprint's pass and plain SHA-256 in forks run one at a time and alternately,
+     * for each body size: the pass has slow stretches of seconds to minutes on this shared machine that SHA-256
+     * does not (see the benchmarks' docs), and run as one JMH run SHA-256 would be measured minutes after the pass,
+     * so a slow stretch would land on one side of the ratio only. Each fork has a fixed heap touched at start, so
+     * that the first iterations do not pay for page faults as the heap grows.
      */
-    private static Collection<RunResult> runJmh(boolean quick, Path work) throws Exception {
-        return new Runner(new OptionsBuilder()
-                .include("dev\\.onceonly\\.benchmarks\\.jmh\\..*")
+    private static List<JmhResult> runJmh(boolean quick, Path work) throws Exception {
+        Path logs = Files.createDirectories(work.resolve("jmh"));
+        List<JmhResult> results = new ArrayList<>();
+        new Runner(jmhOptions(quick)
+                .include(Pattern.quote(KeyParsingBenchmark.class.getName()) + "\\..*")
                 .forks(quick ? 1 : 2)
+                .output(logs.resolve("key-parsing.log").toString())
+                .build()).run().forEach(run -> results.add(JmhResult.of(run)));
+        int rounds = quick ? 1 : FINGERPRINT_ROUNDS;
+        for (String size : FingerprintBenchmark.BODY_BYTES) {
+            Map<String, List<BenchmarkResult>> forks = new LinkedHashMap<>();
+            Map<String, BenchmarkParams> params = new LinkedHashMap<>();
+            for (int round = 0; round < rounds; round++) {
+                List<String> methods = round % 2 == 0
+                        ? List.of(FingerprintBenchmark.PASS, FingerprintBenchmark.SHA_256)
+                        : List.of(FingerprintBenchmark.SHA_256, FingerprintBenchmark.PASS);
+                for (String method : methods) {
+                    RunResult fork = new Runner(jmhOptions(quick)
+                            .include(Pattern.quote(FingerprintBenchmark.class.getName() + "." + method) + "$")
+                            .param("bodyBytes", size)
+                            .forks(1)
+                            .output(logs.resolve(method + "-" + size + "-" + round + ".log").toString())
+                            .build()).runSingle();
+                    forks.computeIfAbsent(method, m -> new ArrayList<>()).addAll(fork.getBenchmarkResults());
+                    params.putIfAbsent(method, fork.getParams());
+                }
+            }
+            // In round order, so that Report pairs each fork of the pass with the SHA-256 fork next to it in time.
+            forks.forEach((method, list) -> results.add(JmhResult.of(new RunResult(params.get(method), list))));
+        }
+        return results;
+    }
+
+    private static ChainedOptionsBuilder jmhOptions(boolean quick) {
+        return new OptionsBuilder()
                 .jvmArgsAppend("-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch")
                 .warmupIterations(quick ? 1 : 5)
                 .warmupTime(TimeValue.seconds(1))
                 .measurementIterations(quick ? 2 : 5)
-                .measurementTime(TimeValue.seconds(1))
-                .output(work.resolve("jmh.log").toString())
-                .build()).run();
+                .measurementTime(TimeValue.seconds(1));
     }
 }

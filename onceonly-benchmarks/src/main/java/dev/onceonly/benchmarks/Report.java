@@ -3,13 +3,13 @@ package dev.onceonly.benchmarks;
 import dev.onceonly.benchmarks.http.HttpBenchmark;
 import dev.onceonly.benchmarks.http.Measurement;
 import dev.onceonly.benchmarks.http.ServiceProfile;
+import dev.onceonly.benchmarks.jmh.FingerprintBenchmark;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -18,8 +18,9 @@ import java.util.Optional;
 import java.util.function.DoublePredicate;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.jspecify.annotations.Nullable;
-import org.openjdk.jmh.results.RunResult;
 import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -35,14 +36,14 @@ final class Report {
     /** Runs the benchmarks. */
     static final String RUN = "./mvnw -pl onceonly-benchmarks -am -DskipTests package exec:exec";
 
-    private final Collection<RunResult> jmh;
+    private final List<JmhResult> jmh;
     private final HttpBenchmark.Results http;
     private final HttpBenchmark.Settings settings;
     private final Instant started;
     private final Instant finished;
     private final boolean quick;
 
-    Report(Collection<RunResult> jmh, HttpBenchmark.Results http, HttpBenchmark.Settings settings, Instant started,
+    Report(List<JmhResult> jmh, HttpBenchmark.Results http, HttpBenchmark.Settings settings, Instant started,
             Instant finished, boolean quick) {
         this.jmh = jmh;
         this.http = http;
@@ -84,9 +85,10 @@ final class Report {
         target(md, "e, first executions with " + http.facts().get("e.large.records") + " / "
                 + http.facts().get("e.small.records") + " records at the start", "0.90–1.10", ratio("e-large", "e-10k", top),
                 r -> r >= 0.9 && r <= 1.1);
-        target(md, "fingerprint of a 2 KB JSON body, µs", "< 10", jmhScore("canonicalJsonFingerprint", "2048"),
+        target(md, "fingerprint of a 2 KB JSON body, µs", "< 10",
+                jmhScore(FingerprintBenchmark.PASS, FingerprintBenchmark.MEDIUM),
                 r -> r < 10);
-        target(md, "fingerprint of a 64 KB JSON body / plain SHA-256 of it", "<= 4.00", jmhRatio("65536"),
+        target(md, "fingerprint of a 64 KB JSON body / plain SHA-256 of it", "<= 4.00", jmhRatio(FingerprintBenchmark.LARGE),
                 r -> r <= 4);
         for (int clients : settings.clientCounts().subList(1, settings.clientCounts().size())) {
             target(md, "bytes allocated per first execution / per request without idempotency, " + clients
@@ -169,16 +171,21 @@ final class Report {
 
         md.append("\n## JMH: key parsing and fingerprinting\n\n");
         md.append("| benchmark | body bytes | score | error (99.9 %) | unit |\n| --- | --- | --- | --- | --- |\n");
-        for (RunResult run : jmh) {
-            var result = run.getPrimaryResult();
-            md.append(String.format(Locale.ROOT, "| %s | %s | %.3f | %.3f | %s |%n",
-                    run.getParams().getBenchmark().replace("dev.onceonly.benchmarks.jmh.", ""),
-                    Optional.ofNullable(run.getParams().getParam("bodyBytes")).orElse("–"), result.getScore(),
-                    result.getScoreError(), result.getScoreUnit()));
+        for (JmhResult result : jmh) {
+            md.append(String.format(Locale.ROOT, "| %s | %s | %.3f | %.3f | %s |%n", result.benchmark(),
+                    Optional.ofNullable(result.bodyBytes()).orElse("–"), result.score(), result.error(),
+                    result.unit()));
         }
-        md.append("\n| body bytes | canonical JSON + SHA-256 / plain SHA-256 |\n| --- | --- |\n");
-        for (String size : List.of("200", "2048", "65536")) {
-            md.append("| ").append(size).append(" | ").append(format(jmhRatio(size))).append(" |\n");
+        md.append("\nThe forks of the fingerprint and of plain SHA-256 ran one at a time, alternately, for each body size. "
+                + "The ratio is the median, over those pairs of forks, of the fingerprint's mean over SHA-256's mean "
+                + "in the fork next to it.\n");
+        md.append("\n| body bytes | canonical JSON + SHA-256 / plain SHA-256 | each pair of forks, in order |\n"
+                + "| --- | --- | --- |\n");
+        for (String size : FingerprintBenchmark.BODY_BYTES) {
+            md.append("| ").append(size).append(" | ").append(format(jmhRatio(size))).append(" | ")
+                    .append(forkRatios(size).stream().map(r -> format(Optional.of(r)))
+                            .collect(Collectors.joining(", ")))
+                    .append(" |\n");
         }
         md.append("\n## Reproduce\n\n```sh\n").append(BUILD_SERVICE).append('\n').append(RUN).append("\n```\n");
         return md.toString();
@@ -336,17 +343,17 @@ final class Report {
         root.put("facts", http.facts());
         root.put("http", http.measurements());
         root.put("profiles", http.profiles());
-        List<Map<String, Object>> micro = new ArrayList<>();
-        for (RunResult run : jmh) {
-            Map<String, Object> entry = new LinkedHashMap<>();
-            entry.put("benchmark", run.getParams().getBenchmark());
-            entry.put("bodyBytes", run.getParams().getParam("bodyBytes"));
-            entry.put("score", run.getPrimaryResult().getScore());
-            entry.put("error", run.getPrimaryResult().getScoreError());
-            entry.put("unit", run.getPrimaryResult().getScoreUnit());
-            micro.add(entry);
+        root.put("jmh", jmh);
+        Map<String, Object> ratios = new LinkedHashMap<>();
+        for (String size : FingerprintBenchmark.BODY_BYTES) {
+            jmhRatio(size).ifPresent(median -> {
+                Map<String, Object> ratio = new LinkedHashMap<>();
+                ratio.put("median", median);
+                ratio.put("pairs", forkRatios(size));
+                ratios.put(size, ratio);
+            });
         }
-        root.put("jmh", micro);
+        root.put("fingerprintOverSha256", ratios);
         return toJson(root);
     }
 
@@ -426,16 +433,39 @@ final class Report {
         return find(top, clients).flatMap(t -> find(bottom, clients).map(b -> t.medianP99() / b.medianP99()));
     }
 
+    /** The median of {@link #forkRatios}. */
     private Optional<Double> jmhRatio(String size) {
-        Optional<Double> fingerprint = jmhScore("canonicalJsonFingerprint", size);
-        Optional<Double> sha = jmhScore("sha256Baseline", size);
-        return fingerprint.flatMap(f -> sha.map(s -> f / s));
+        List<Double> ratios = forkRatios(size).stream().sorted().toList();
+        if (ratios.isEmpty()) {
+            return Optional.empty();
+        }
+        int middle = ratios.size() / 2;
+        return Optional.of(ratios.size() % 2 == 1 ? ratios.get(middle)
+                : (ratios.get(middle - 1) + ratios.get(middle)) / 2);
+    }
+
+    /**
+     * The fingerprint's mean over SHA-256's for each pair of forks: the suite ran them alternately and kept them in
+     * that order, so the i-th fork of each ran in the same minutes.
+     */
+    private List<Double> forkRatios(String size) {
+        List<Double> pass = forkScores(FingerprintBenchmark.PASS, size);
+        List<Double> sha = forkScores(FingerprintBenchmark.SHA_256, size);
+        return IntStream.range(0, Math.min(pass.size(), sha.size())).mapToObj(i -> pass.get(i) / sha.get(i))
+                .toList();
+    }
+
+    private List<Double> forkScores(String benchmark, String size) {
+        return jmhRun(benchmark, size).map(JmhResult::forks).orElse(List.of());
     }
 
     private Optional<Double> jmhScore(String benchmark, String size) {
-        return jmh.stream().filter(run -> run.getParams().getBenchmark().endsWith("." + benchmark)
-                && size.equals(run.getParams().getParam("bodyBytes")))
-                .map(run -> run.getPrimaryResult().getScore()).findFirst();
+        return jmhRun(benchmark, size).map(JmhResult::score);
+    }
+
+    private Optional<JmhResult> jmhRun(String benchmark, String size) {
+        return jmh.stream().filter(run -> run.benchmark().endsWith("." + benchmark)
+                && size.equals(run.bodyBytes())).findFirst();
     }
 
     private static void target(StringBuilder md, String name, String target, Optional<Double> measured,
