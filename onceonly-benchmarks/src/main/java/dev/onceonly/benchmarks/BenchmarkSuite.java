@@ -107,8 +107,9 @@ public final class BenchmarkSuite {
      * Key parsing in two forks. The fingerprint's pass and plain SHA-256 in forks run one at a time and alternately,
      * for each body size: the pass has slow stretches of seconds to minutes on this shared machine that SHA-256
      * does not (see the benchmarks' docs), and run as one JMH run SHA-256 would be measured minutes after the pass,
-     * so a slow stretch would land on one side of the ratio only. Each fork has a fixed heap touched at start, so
-     * that the first iterations do not pay for page faults as the heap grows.
+     * so a slow stretch would land on one side of the ratio only. A fork that fails ends the run: a ratio with a
+     * side missing would not be a measurement. Each fork has a fixed heap touched at start, so that the first
+     * iterations do not pay for page faults as the heap grows.
      */
     private static List<JmhResult> runJmh(boolean quick, Path work) throws Exception {
         Path logs = Files.createDirectories(work.resolve("jmh"));

@@ -11,6 +11,7 @@ import org.openjdk.jmh.results.RunResult;
  * @param bodyBytes the {@code bodyBytes} parameter, if the benchmark has one
  * @param score the mean over every measured iteration of every fork
  * @param error the half-width of its 99.9 % confidence interval
+ * @param unit the unit of both, as JMH writes it
  * @param forks each fork's own mean, in the order the forks ran
  */
 record JmhResult(String benchmark, @Nullable String bodyBytes, double score, double error, String unit,

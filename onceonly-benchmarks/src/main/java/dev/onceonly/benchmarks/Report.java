@@ -88,7 +88,8 @@ final class Report {
         target(md, "fingerprint of a 2 KB JSON body, µs", "< 10",
                 jmhScore(FingerprintBenchmark.PASS, FingerprintBenchmark.MEDIUM),
                 r -> r < 10);
-        target(md, "fingerprint of a 64 KB JSON body / plain SHA-256 of it", "<= 4.00", jmhRatio(FingerprintBenchmark.LARGE),
+        target(md, "fingerprint of a 64 KB JSON body / plain SHA-256 of it", "<= 4.00",
+                jmhRatio(FingerprintBenchmark.LARGE),
                 r -> r <= 4);
         for (int clients : settings.clientCounts().subList(1, settings.clientCounts().size())) {
             target(md, "bytes allocated per first execution / per request without idempotency, " + clients
@@ -169,6 +170,15 @@ final class Report {
                         0.0))).append(" s, on a database of their own, before both tables were measured side by side, "
                         + "in interleaved rounds.\n");
 
+        jmhSection(md);
+        md.append("\n## Reproduce\n\n```sh\n").append(BUILD_SERVICE).append('\n').append(RUN).append("\n```\n");
+        return md.toString();
+    }
+
+    private void jmhSection(StringBuilder md) {
+        if (jmh.isEmpty()) {
+            return;
+        }
         md.append("\n## JMH: key parsing and fingerprinting\n\n");
         md.append("| benchmark | body bytes | score | error (99.9 %) | unit |\n| --- | --- | --- | --- | --- |\n");
         for (JmhResult result : jmh) {
@@ -176,9 +186,9 @@ final class Report {
                     Optional.ofNullable(result.bodyBytes()).orElse("–"), result.score(), result.error(),
                     result.unit()));
         }
-        md.append("\nThe forks of the fingerprint and of plain SHA-256 ran one at a time, alternately, for each body size. "
-                + "The ratio is the median, over those pairs of forks, of the fingerprint's mean over SHA-256's mean "
-                + "in the fork next to it.\n");
+        md.append("\nThe forks of the fingerprint and of plain SHA-256 ran one at a time, alternately, for each body "
+                + "size. The ratio is the median, over those pairs of forks, of the fingerprint's mean over SHA-256's "
+                + "mean in the fork next to it.\n");
         md.append("\n| body bytes | canonical JSON + SHA-256 / plain SHA-256 | each pair of forks, in order |\n"
                 + "| --- | --- | --- |\n");
         for (String size : FingerprintBenchmark.BODY_BYTES) {
@@ -187,8 +197,6 @@ final class Report {
                             .collect(Collectors.joining(", ")))
                     .append(" |\n");
         }
-        md.append("\n## Reproduce\n\n```sh\n").append(BUILD_SERVICE).append('\n').append(RUN).append("\n```\n");
-        return md.toString();
     }
 
     /**
@@ -288,8 +296,9 @@ final class Report {
         if (profiles.isEmpty()) {
             return;
         }
-        md.append("\n## Profile\n\nOne more run of each scenario, three rounds long, under JDK Flight Recorder "
-                + "(`profile` settings). "
+        md.append("\n## Profile\n\nThree more rounds of each scenario under JDK Flight Recorder (`profile` "
+                + "settings), a and b taking turns round by round in an order that alternates, each recording "
+                + "counting its own service's rounds only. "
                 + "CPU is the service process's CPU time per request (all threads: also GC and JIT), split by the "
                 + "share of JFR's execution samples; allocation is what the threads' allocation counters grew by, "
                 + "per request, split by JFR's allocation samples. A sample counts for the innermost frame of a "
@@ -435,13 +444,8 @@ final class Report {
 
     /** The median of {@link #forkRatios}. */
     private Optional<Double> jmhRatio(String size) {
-        List<Double> ratios = forkRatios(size).stream().sorted().toList();
-        if (ratios.isEmpty()) {
-            return Optional.empty();
-        }
-        int middle = ratios.size() / 2;
-        return Optional.of(ratios.size() % 2 == 1 ? ratios.get(middle)
-                : (ratios.get(middle - 1) + ratios.get(middle)) / 2);
+        List<Double> ratios = forkRatios(size);
+        return ratios.isEmpty() ? Optional.empty() : Optional.of(Measurement.median(ratios));
     }
 
     /**

@@ -259,7 +259,7 @@ public final class HttpBenchmark {
 
     /**
      * A group to measure; the service it loads, whose CPU time each round counts ({@code null} for load that is not
-     * a service's); and whether that service is profiled in one more round after the measured ones, at every client
+     * a service's); and whether that service is profiled in more rounds after the measured ones, at every client
      * count but one.
      */
     private record Load(LoadDriver.Group group, @Nullable ServiceProcess service, boolean profiled) {
@@ -323,28 +323,44 @@ public final class HttpBenchmark {
             Measurement measurement = new Measurement(group.name(), group.clients(), rounds.get(g));
             measurements.add(measurement);
             measured.add(measurement);
-            ServiceProcess service = groups.get(g).service();
-            if (service != null && groups.get(g).profiled() && group.clients() > 1) {
-                profile(group, service);
-            }
+        }
+        List<Load> profiled = groups.stream()
+                .filter(load -> load.service() != null && load.profiled() && load.group().clients() > 1).toList();
+        if (!profiled.isEmpty()) {
+            profile(profiled);
         }
         return measured;
     }
 
     /**
-     * One more round of {@code group}, {@value #PROFILE_ROUNDS} rounds long, with the service under the flight
-     * recorder: long enough for tens of young collections, whose mean pause a handful would leave to chance.
+     * {@value #PROFILE_ROUNDS} more rounds of each group, with its service under the flight recorder: together long
+     * enough for tens of young collections, whose mean pause a handful would leave to chance. The groups take turns
+     * round by round, in an order that alternates (a, b, then b, a, …), and each recording counts its own service's
+     * rounds only, so that a slow stretch of this shared machine weighs on every profile alike, as in the measured
+     * rounds; profiled one after the other, the profiles that the report compares (b's pauses against a's) came
+     * from different minutes.
      */
-    private void profile(LoadDriver.Group group, ServiceProcess service) throws Exception {
-        String name = group.name() + "/" + group.clients();
-        ServiceProfile.Recording recording = ServiceProfile.start(service,
-                workDir.resolve("profile-" + group.name() + "-" + group.clients() + ".jfr"));
-        LoadDriver.GroupResult result = driver.run(settings.round().multipliedBy(PROFILE_ROUNDS), List.of(group))
-                .getFirst();
-        ServiceProfile profile = recording.stop(result.requests());
-        log.info("Profile {}: {} ms CPU and {} bytes allocated per request, young pauses {}", name,
-                profile.cpuMillisPerRequest(), Math.round(profile.allocatedBytesPerRequest()), profile.youngPauses());
-        profiles.put(name, profile);
+    private void profile(List<Load> loads) throws Exception {
+        Map<Load, ServiceProfile.Recording> recordings = new LinkedHashMap<>();
+        for (Load load : loads) {
+            recordings.put(load, ServiceProfile.start(Objects.requireNonNull(load.service()),
+                    workDir.resolve("profile-" + load.group().name() + "-" + load.group().clients() + ".jfr")));
+        }
+        for (int round = 0; round < PROFILE_ROUNDS; round++) {
+            for (Load load : round % 2 == 0 ? loads : loads.reversed()) {
+                ServiceProfile.Recording recording = recordings.get(load);
+                recording.begin();
+                recording.end(driver.run(settings.round(), List.of(load.group())).getFirst().requests());
+            }
+        }
+        for (Map.Entry<Load, ServiceProfile.Recording> recorded : recordings.entrySet()) {
+            String name = recorded.getKey().group().name() + "/" + recorded.getKey().group().clients();
+            ServiceProfile profile = recorded.getValue().stop();
+            log.info("Profile {}: {} ms CPU and {} bytes allocated per request, young pauses {}", name,
+                    profile.cpuMillisPerRequest(), Math.round(profile.allocatedBytesPerRequest()),
+                    profile.youngPauses());
+            profiles.put(name, profile);
+        }
     }
 
     /** Creates an order for each of {@code count} new keys, so that scenario (c) can replay them. */

@@ -111,7 +111,7 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
         return all;
     }
 
-    static double median(List<Double> values) {
+    public static double median(List<Double> values) {
         List<Double> sorted = values.stream().sorted(Comparator.naturalOrder()).toList();
         int n = sorted.size();
         return n == 0 ? 0 : n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -60,6 +61,9 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
             double olderSurvivorBytes) {
     }
 
+    /** Events that count from the recording's start, wherever they fall: threads' starts and allocation counters. */
+    private static final Set<String> COUNTERS = Set.of("jdk.ThreadStart", "jdk.ThreadAllocationStatistics");
+
     /** What HotSpot names the threads that do a pause's parallel work: G1's workers. */
     private static final String GC_WORKERS = "GC Thread";
 
@@ -75,27 +79,57 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
             "JDBC driver and pool", "Spring", "Spring Security", "Tomcat (HTTP)", "metrics and logging",
             VIRTUAL_THREADS, "JDK and other");
 
-    /** A recording in progress. */
+    /**
+     * A recording in progress, which counts only the service's own slices of load: between them the service idles
+     * while another takes its turn, and what the flight recorder sees meanwhile is left out.
+     */
     static final class Recording {
 
         private final ServiceProcess service;
         private final Path file;
-        private final long cpuTicksAtStart;
-        private final Map<Long, ProcessCpu.Schedule> gcWorkersAtStart;
+        private final List<Window> windows = new ArrayList<>();
+        private long requests;
+        private long cpuTicks;
+        private long gcWorkersRunNanos;
+        private long gcWorkersWaitNanos;
+        private Instant sliceStart = Instant.EPOCH;
+        private long cpuTicksAtSliceStart;
+        private Map<Long, ProcessCpu.Schedule> gcWorkersAtSliceStart = Map.of();
 
-        private Recording(ServiceProcess service, Path file) throws IOException {
+        private Recording(ServiceProcess service, Path file) {
             this.service = service;
             this.file = file;
-            this.cpuTicksAtStart = service.cpuTicks();
-            this.gcWorkersAtStart = gcWorkers(service);
         }
 
-        /** Stops the recording; {@code requests} is how many requests the service served meanwhile. */
-        ServiceProfile stop(long requests) throws Exception {
-            long cpuTicks = service.cpuTicks() - cpuTicksAtStart;
-            ProcessCpu.Schedule gcWorkers = ProcessCpu.Schedule.between(gcWorkersAtStart, gcWorkers(service));
+        /** The service's turn begins. */
+        void begin() throws IOException {
+            cpuTicksAtSliceStart = service.cpuTicks();
+            gcWorkersAtSliceStart = gcWorkers(service);
+            sliceStart = Instant.now();
+        }
+
+        /** The service's turn ends; {@code served} is how many requests it served in it. */
+        void end(long served) throws IOException {
+            windows.add(new Window(sliceStart, Instant.now()));
+            cpuTicks += service.cpuTicks() - cpuTicksAtSliceStart;
+            ProcessCpu.Schedule gcWorkers = ProcessCpu.Schedule.between(gcWorkersAtSliceStart, gcWorkers(service));
+            gcWorkersRunNanos += gcWorkers.runNanos();
+            gcWorkersWaitNanos += gcWorkers.waitNanos();
+            requests += served;
+        }
+
+        ServiceProfile stop() throws Exception {
             service.jcmd("JFR.stop", "name=onceonly-benchmark", "filename=" + file);
-            return read(file, requests, cpuTicks, gcWorkers);
+            return read(file, requests, cpuTicks, new ProcessCpu.Schedule(gcWorkersRunNanos, gcWorkersWaitNanos),
+                    windows);
+        }
+    }
+
+    /** A stretch of time, from (inclusive) to (exclusive). */
+    record Window(Instant from, Instant to) {
+
+        boolean contains(Instant instant) {
+            return !instant.isBefore(from) && instant.isBefore(to);
         }
     }
 
@@ -114,9 +148,8 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
     /** Starts recording with the JDK's {@code profile} settings. */
     static Recording start(ServiceProcess service, Path file) throws Exception {
         Files.deleteIfExists(file);
-        Recording recording = new Recording(service, file);
         service.jcmd("JFR.start", "name=onceonly-benchmark", "settings=profile");
-        return recording;
+        return new Recording(service, file);
     }
 
     /**
@@ -127,9 +160,12 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
      * carriers do not. Allocation samples only split the total by component. A sample weighs what its
      * thread allocated since that thread's previous sample, and a thread's first sample in a recording also weighs
      * what it allocated before the recording started: a weight more than ten times the median counts as the median.
+     * Samples, collections and survivors count only within {@code windows}; the allocation counters, which JFR
+     * records only at the recording's start and end, count the idle stretches between too (a few KiB a second of
+     * an idle service, against tens of MiB a second under load).
      */
-    static ServiceProfile read(Path file, long requests, long cpuTicks, ProcessCpu.Schedule gcWorkers)
-            throws IOException {
+    static ServiceProfile read(Path file, long requests, long cpuTicks, ProcessCpu.Schedule gcWorkers,
+            List<Window> windows) throws IOException {
         Map<String, Double> samples = zeroes();
         List<Map.Entry<String, Double>> allocationSamples = new ArrayList<>();
         Map<Long, long[]> allocatedByThread = new HashMap<>();
@@ -145,7 +181,11 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         double firstSurvivors = 0;
         double olderSurvivors = 0;
         for (RecordedEvent event : RecordingFile.readAllEvents(file)) {
-            switch (event.getEventType().getName()) {
+            String type = event.getEventType().getName();
+            if (!COUNTERS.contains(type) && windows.stream().noneMatch(w -> w.contains(event.getStartTime()))) {
+                continue;
+            }
+            switch (type) {
                 case "jdk.ExecutionSample" -> {
                     samples.merge(component(event.getStackTrace()), 1.0, Double::sum);
                     sampleCount++;

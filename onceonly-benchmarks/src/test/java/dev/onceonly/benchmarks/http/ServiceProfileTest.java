@@ -1,8 +1,12 @@
 package dev.onceonly.benchmarks.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import jdk.jfr.Configuration;
 import jdk.jfr.Recording;
@@ -13,7 +17,10 @@ class ServiceProfileTest {
 
     private static final int ALLOCATED = 64 << 20;
 
+    private static final ServiceProfile.Window ALWAYS = new ServiceProfile.Window(Instant.MIN, Instant.MAX);
+
     private static volatile byte[] sink;
+    private static volatile long spun;
 
     /**
      * A carrier of virtual threads started after the recording can do a whole round's allocating. Counting its counter
@@ -40,9 +47,44 @@ class ServiceProfileTest {
             thread.join();
         }
 
-        ServiceProfile profile = ServiceProfile.read(file, 1, 0, new ProcessCpu.Schedule(0, 0));
+        ServiceProfile profile = ServiceProfile.read(file, 1, 0, new ProcessCpu.Schedule(0, 0), List.of(ALWAYS));
 
         assertThat(profile.allocatedBytesPerRequest()).isGreaterThanOrEqualTo(ALLOCATED);
+    }
+
+    /**
+     * While one service takes its turn the other idles under its recorder: what the recorder saw between the
+     * service's own turns is not the service's load, and counted, it would dilute the pauses and samples it has.
+     */
+    @Test
+    void countsSamplesOnlyWithinTheServicesOwnTurns(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("profile.jfr");
+        Instant before;
+        try (Recording recording = new Recording(Configuration.getConfiguration("profile"))) {
+            recording.start();
+            before = Instant.now();
+            spin(Duration.ofMillis(500));
+            recording.stop();
+            recording.dump(file);
+        }
+        ProcessCpu.Schedule noWork = new ProcessCpu.Schedule(0, 0);
+
+        ServiceProfile whole = ServiceProfile.read(file, 1, 0, noWork, List.of(ALWAYS));
+        ServiceProfile none = ServiceProfile.read(file, 1, 0, noWork,
+                List.of(new ServiceProfile.Window(before.minusSeconds(60), before.minusSeconds(30))));
+
+        assertThat(whole.cpu().values().stream().mapToDouble(Double::doubleValue).sum()).isCloseTo(1.0,
+                within(1e-9));
+        assertThat(none.cpu().values()).containsOnly(0.0);
+    }
+
+    private static void spin(Duration duration) {
+        long end = System.nanoTime() + duration.toNanos();
+        long sum = 0;
+        while (System.nanoTime() < end) {
+            sum += Long.numberOfTrailingZeros(System.nanoTime());
+        }
+        spun = sum;
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
