@@ -348,9 +348,8 @@ public final class HttpBenchmark {
         }
         for (int round = 0; round < PROFILE_ROUNDS; round++) {
             for (Load load : round % 2 == 0 ? loads : loads.reversed()) {
-                ServiceProfile.Recording recording = recordings.get(load);
-                recording.begin();
-                recording.end(driver.run(settings.round(), List.of(load.group())).getFirst().requests());
+                ServiceProfile.Recording.Turn turn = recordings.get(load).begin();
+                turn.end(driver.run(settings.round(), List.of(load.group())).getFirst().requests());
             }
         }
         for (Map.Entry<Load, ServiceProfile.Recording> recorded : recordings.entrySet()) {

@@ -19,7 +19,7 @@ import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
- * A JDK Flight Recorder profile of the service while it serves one round of a scenario: CPU per request by component
+ * A JDK Flight Recorder profile of the service while it serves rounds of a scenario: CPU per request by component
  * (the process's CPU time, split by JFR's execution samples), bytes allocated per request by component (JFR's
  * allocation samples, whose weights add up to what was allocated), and the young collections' pauses.
  *
@@ -27,7 +27,7 @@ import jdk.jfr.consumer.RecordingFile;
  * a frame calls (Jackson, the JDBC driver, the JDK) count for OnceOnly when OnceOnly called them, and as themselves
  * when a framework did: the fingerprint's JSON parsing is the fingerprint's, the handler's request body is JSON's.
  *
- * @param requests the requests served while recording
+ * @param requests the requests served in the service's turns
  * @param cpuMillisPerRequest the service process's CPU time (all threads: also GC and JIT) per request
  * @param cpu the share of the execution samples by component
  * @param allocatedBytesPerRequest bytes allocated per request, all threads (their allocation counters)
@@ -38,15 +38,16 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         double allocatedBytesPerRequest, Map<String, Double> allocated, Pauses youngPauses) {
 
     /**
-     * @param count young collections while recording
+     * @param count young collections in the service's turns
      * @param meanMillis their mean pause
      * @param meanErrorMillis the standard error of that mean (the pauses' standard deviation / &radic;count):
      *     how far another recording's mean may fall from this one by chance
      * @param maxMillis their longest pause
      * @param meanCopiedBytes what a young collection copied on average (the young objects still alive): on a
      *     machine whose cores the database shares, a steadier figure of what keeps objects alive than the pause
-     * @param workerCpuMillis what G1's worker threads spent on a core while recording, all workers together, per
-     *     collection of any kind (they work in pauses only): a collection's own work, whatever else the machine runs
+     * @param workerCpuMillis what G1's worker threads spent on a core in the service's turns, all workers together,
+     *     per collection of any kind (they work in pauses only): a collection's own work, whatever else the machine
+     *     runs
      * @param workerWaitMillis what they spent runnable but waiting for a core, per collection: cores held by
      *     another process (the database, the load driver) or by each other, the part of a pause the collector
      *     does not decide (Linux's schedstat, like the time on a core)
@@ -80,8 +81,9 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
             VIRTUAL_THREADS, "JDK and other");
 
     /**
-     * A recording in progress, which counts only the service's own slices of load: between them the service idles
-     * while another takes its turn, and what the flight recorder sees meanwhile is left out.
+     * A recording in progress, which counts the service's own turns of load only: between them the service idles
+     * while another takes its turn, and what the flight recorder sees meanwhile is left out, but for the
+     * allocation counters (see {@link #read}).
      */
     static final class Recording {
 
@@ -92,36 +94,46 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         private long cpuTicks;
         private long gcWorkersRunNanos;
         private long gcWorkersWaitNanos;
-        private Instant sliceStart = Instant.EPOCH;
-        private long cpuTicksAtSliceStart;
-        private Map<Long, ProcessCpu.Schedule> gcWorkersAtSliceStart = Map.of();
 
         private Recording(ServiceProcess service, Path file) {
             this.service = service;
             this.file = file;
         }
 
-        /** The service's turn begins. */
-        void begin() throws IOException {
-            cpuTicksAtSliceStart = service.cpuTicks();
-            gcWorkersAtSliceStart = gcWorkers(service);
-            sliceStart = Instant.now();
+        /** The service's turn begins; it counts once it {@linkplain Turn#end ends}. */
+        Turn begin() throws IOException {
+            return new Turn(service.cpuTicks(), gcWorkers(service), Instant.now());
         }
 
-        /** The service's turn ends; {@code served} is how many requests it served in it. */
-        void end(long served) throws IOException {
-            windows.add(new Window(sliceStart, Instant.now()));
-            cpuTicks += service.cpuTicks() - cpuTicksAtSliceStart;
-            ProcessCpu.Schedule gcWorkers = ProcessCpu.Schedule.between(gcWorkersAtSliceStart, gcWorkers(service));
-            gcWorkersRunNanos += gcWorkers.runNanos();
-            gcWorkersWaitNanos += gcWorkers.waitNanos();
-            requests += served;
-        }
-
+        /** Stops the recording and reads what it saw in the service's turns. */
         ServiceProfile stop() throws Exception {
             service.jcmd("JFR.stop", "name=onceonly-benchmark", "filename=" + file);
             return read(file, requests, cpuTicks, new ProcessCpu.Schedule(gcWorkersRunNanos, gcWorkersWaitNanos),
                     windows);
+        }
+
+        /** One of the service's turns, with the clocks as they read at its start. */
+        final class Turn {
+
+            private final long cpuTicksAtStart;
+            private final Map<Long, ProcessCpu.Schedule> gcWorkersAtStart;
+            private final Instant start;
+
+            private Turn(long cpuTicksAtStart, Map<Long, ProcessCpu.Schedule> gcWorkersAtStart, Instant start) {
+                this.cpuTicksAtStart = cpuTicksAtStart;
+                this.gcWorkersAtStart = gcWorkersAtStart;
+                this.start = start;
+            }
+
+            /** The turn ends; {@code served} is how many requests the service served in it. */
+            void end(long served) throws IOException {
+                windows.add(new Window(start, Instant.now()));
+                cpuTicks += service.cpuTicks() - cpuTicksAtStart;
+                ProcessCpu.Schedule gcWorkers = ProcessCpu.Schedule.between(gcWorkersAtStart, gcWorkers(service));
+                gcWorkersRunNanos += gcWorkers.runNanos();
+                gcWorkersWaitNanos += gcWorkers.waitNanos();
+                requests += served;
+            }
         }
     }
 
