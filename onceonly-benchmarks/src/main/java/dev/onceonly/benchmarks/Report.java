@@ -303,7 +303,7 @@ final class Report {
                 + "share of JFR's execution samples; allocation is what the threads' allocation counters grew by, "
                 + "per request, split by JFR's allocation samples. JFR reads those counters only when a recording "
                 + "starts and stops, so allocation alone also counts the stretches between the service's rounds, "
-                + "when it idles (a few KiB a second, against tens of MiB a second under load). A sample counts for the innermost frame of a "
+                + "when it idles (a few KiB a second, against hundreds of MiB a second under load). A sample counts for the innermost frame of a "
                 + "framework or of OnceOnly, and the libraries (Jackson, the JDBC driver, the JDK) count for OnceOnly "
                 + "where OnceOnly called them; a virtual thread's stack saved to the heap when it parks (each "
                 + "database round trip) counts apart. A collection's pause splits into what G1's worker threads "

@@ -174,7 +174,7 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
      * what it allocated before the recording started: a weight more than ten times the median counts as the median.
      * Samples, collections and survivors count only within {@code windows}; the allocation counters, which JFR
      * records only at the recording's start and end, count the idle stretches between too (a few KiB a second of
-     * an idle service, against tens of MiB a second under load).
+     * an idle service, against hundreds of MiB a second under load).
      */
     static ServiceProfile read(Path file, long requests, long cpuTicks, ProcessCpu.Schedule gcWorkers,
             List<Window> windows) throws IOException {
