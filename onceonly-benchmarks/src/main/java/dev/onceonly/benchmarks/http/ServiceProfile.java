@@ -173,8 +173,8 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
      * thread allocated since that thread's previous sample, and a thread's first sample in a recording also weighs
      * what it allocated before the recording started: a weight more than ten times the median counts as the median.
      * Samples, collections and survivors count only within {@code windows}; the allocation counters, which JFR
-     * records only at the recording's start and end, count the idle stretches between too (a few KiB a second of
-     * an idle service, against hundreds of MiB a second under load).
+     * records only at the recording's start and end, count the idle stretches between too (about 10 KiB a second of
+     * an idle service, measured with idempotency on, against hundreds of MiB a second under load).
      */
     static ServiceProfile read(Path file, long requests, long cpuTicks, ProcessCpu.Schedule gcWorkers,
             List<Window> windows) throws IOException {
