@@ -151,27 +151,20 @@ public abstract class JdbcDialect {
     }
 
     /**
-     * A claim statement that writes (insert, take-over) as it runs with its lock wait bounded, in one round trip;
-     * unchanged by default. {@code inTransaction} tells whether the connection is inside a transaction.
+     * Prepares a claim statement that writes (insert, take-over) so that it waits about {@code lockWait} at most
+     * for a row lock another transaction holds, bounded within the statement's own round trip and for that
+     * statement alone: by its text or by a setting of the statement, whichever costs the database less. Unbounded
+     * by default.
      */
-    protected String boundedWrite(String statement, Duration lockWait, boolean inTransaction) {
-        return statement;
+    protected PreparedStatement prepareBoundedWrite(Connection connection, String sql, Duration lockWait)
+            throws SQLException {
+        return connection.prepareStatement(sql);
     }
 
-    /**
-     * Whether {@link #boundedWrite} bounds the lock wait only inside a transaction (PostgreSQL's {@code SET
-     * LOCAL}); the store then runs a claim that commits on its own as a short transaction of its own, also on an
-     * auto-commit pool. {@code false} by default: a per-statement bound needs none, and a claim's statements that
-     * commit one by one keep fewer locks (an InnoDB transaction would hold the shared lock of a duplicate insert
-     * until it ends).
-     */
-    protected boolean boundsLockWaitOnlyInTransaction() {
-        return false;
-    }
-
-    /** The claim's read as it runs with its lock wait bounded; unchanged by default. */
-    protected String boundedRead(String statement, Duration lockWait) {
-        return statement;
+    /** Prepares the claim's read as {@link #prepareBoundedWrite} does a write; unbounded by default. */
+    protected PreparedStatement prepareBoundedRead(Connection connection, String sql, Duration lockWait)
+            throws SQLException {
+        return connection.prepareStatement(sql);
     }
 
     /**

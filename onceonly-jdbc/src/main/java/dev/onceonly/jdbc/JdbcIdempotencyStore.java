@@ -41,17 +41,18 @@ import org.slf4j.LoggerFactory;
  * <p><b>Transactions.</b> When the caller has a Spring-managed transaction active on the same data source, every
  * statement runs in it, so a claim, the business writes and the completion commit or roll back together (the
  * engine's transactional mode). Otherwise each call borrows a connection and commits its statements itself, also
- * from a pool without auto-commit (leased mode); where the dialect can bound a lock wait only inside a
- * transaction (PostgreSQL), a claim then runs as a short transaction of its own even on an auto-commit pool. Without Spring on the class path the store always uses
- * connections of its own. A claim in the wrong situation for its mode fails with
+ * from a pool without auto-commit (leased mode); in audit mode a claim then runs as a short transaction of its
+ * own even on an auto-commit pool, so that a take-over and its audit row commit together. Without Spring on the
+ * class path the store always uses connections of its own. A claim in the wrong situation for its mode fails with
  * {@link IdempotencyConfigurationException} instead of silently losing the mode's guarantees.
  *
  * <p><b>How a claim works</b> (no "select, then insert"):
  * <ol>
  *   <li>Bound how long each claim statement waits for another transaction's row lock to the request's lock
- *       wait, but never under 128 ms (PostgreSQL {@code lock_timeout}; MariaDB {@code innodb_lock_wait_timeout},
- *       or {@code max_statement_time} below a second), in the statement's own round trip, so that a duplicate
- *       never holds a pooled connection much longer than that: the dialects say why the floor.</li>
+ *       wait, but never under 128 ms (PostgreSQL: a JDBC query timeout; MariaDB {@code
+ *       innodb_lock_wait_timeout}, or {@code max_statement_time} below a second), for that statement alone and
+ *       in its own round trip, so that a duplicate never holds a pooled connection much longer than that: the
+ *       dialects say why the floor.</li>
  *   <li>Insert the record as PROCESSING, attempt 1, unless the scope exists ({@code ON CONFLICT DO NOTHING},
  *       {@code INSERT IGNORE}): the outcome is a row count, never a duplicate-key error.
  *       The primary key decides races; a row count of 1 means claimed. A concurrent claim by an uncommitted
@@ -63,8 +64,7 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * {@code renew}, {@code complete} and {@code release} update only the row whose state is PROCESSING with the caller's
  * attempt and creation time, so a stale attempt cannot overwrite a newer one, not even of a record created anew
- * after a purge. After each claim statement, the lock-wait bound is lifted again. Purge deletes small batches through the
- * {@code expires_at} index, skipping locked rows.
+ * after a purge. Purge deletes small batches through the {@code expires_at} index, skipping locked rows.
  *
  * <p>Every row read is checked to belong to the scope asked for, by exact string equality, and to be a valid
  * record; otherwise the store fails closed with {@link IdempotencyStoreException}, as it does on database errors.
@@ -244,14 +244,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(ClaimRequest request, Instant now) {
         Instant at = micros(now);
-        // A claim that commits on its own runs as a short transaction of the store's, even on an auto-commit pool,
-        // where only inside one can the dialect bound its wait for a row another transaction holds uncommitted.
-        boolean atomic = !request.transactional() && dialect.boundsLockWaitOnlyInTransaction();
+        // In audit mode, a claim that takes over an expired record and commits on its own writes the record's audit
+        // row in the same transaction: neither without the other.
+        boolean atomic = !request.transactional() && auditRetention != null;
         return withConnection("claim", request.scope(), atomic, (connection, joined) -> {
             requireMode(request, joined);
             boolean inTransaction = !connection.getAutoCommit();
             try {
-                return claim(connection, request, inTransaction, at);
+                return claim(connection, request, at);
             } catch (SQLException e) {
                 if (!dialect.isLockNotAvailable(e)) {
                     throw e;
@@ -283,14 +283,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private ClaimResult claim(Connection connection, ClaimRequest request, boolean inTransaction, Instant now)
-            throws SQLException {
+    private ClaimResult claim(Connection connection, ClaimRequest request, Instant now) throws SQLException {
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-            if (insertIfAbsent(connection, request, inTransaction, now)) {
+            if (insertIfAbsent(connection, request, now)) {
                 return new ClaimResult.Claimed(new LeaseToken(1, now), 0);
             }
-            Optional<IdempotencyRecord> found = select(connection,
-                    dialect.boundedRead(selectForClaimSql, request.lockWait()), request.scope());
+            Optional<IdempotencyRecord> found;
+            try (PreparedStatement statement = dialect.prepareBoundedRead(connection, selectForClaimSql,
+                    request.lockWait())) {
+                found = select(statement, request.scope());
+            }
             if (found.isEmpty()) {
                 continue; // purged or rolled back since the insert: try the insert again
             }
@@ -301,7 +303,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             boolean fresh = existing.isExpired(now);
             Instant createdAt = fresh ? now : existing.createdAt();
             int failures = fresh ? 0 : existing.failures();
-            if (takeOver(connection, request, existing, createdAt, failures, inTransaction, now)) {
+            if (takeOver(connection, request, existing, createdAt, failures, now)) {
                 if (fresh && auditRetention != null) {
                     auditReplaced(connection, existing, now);
                 }
@@ -330,10 +332,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private boolean insertIfAbsent(Connection connection, ClaimRequest request, boolean inTransaction, Instant now)
-            throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(
-                dialect.boundedWrite(insertIfAbsentSql, request.lockWait(), inTransaction))) {
+    private boolean insertIfAbsent(Connection connection, ClaimRequest request, Instant now) throws SQLException {
+        try (PreparedStatement statement = dialect.prepareBoundedWrite(connection, insertIfAbsentSql,
+                request.lockWait())) {
             int i = bindScope(statement, 1, request.scope());
             statement.setBytes(i++, request.fingerprint().digest());
             dialect.setInstant(statement, i++, micros(request.leaseExpiresAt()));
@@ -345,9 +346,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     private boolean takeOver(Connection connection, ClaimRequest request, IdempotencyRecord existing,
-            Instant createdAt, int failures, boolean inTransaction, Instant now) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(
-                dialect.boundedWrite(takeOverSql, request.lockWait(), inTransaction))) {
+            Instant createdAt, int failures, Instant now) throws SQLException {
+        try (PreparedStatement statement = dialect.prepareBoundedWrite(connection, takeOverSql,
+                request.lockWait())) {
             int i = 1;
             statement.setBytes(i++, request.fingerprint().digest());
             statement.setInt(i++, existing.attempt() + 1);
@@ -373,10 +374,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private Optional<IdempotencyRecord> select(Connection connection, String sql, IdempotencyScope scope)
             throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
-            bindScope(statement, 1, scope);
-            try (ResultSet row = statement.executeQuery()) {
-                return row.next() ? Optional.of(RecordRows.read(dialect, scope, row)) : Optional.empty();
-            }
+            return select(statement, scope);
+        }
+    }
+
+    private Optional<IdempotencyRecord> select(PreparedStatement statement, IdempotencyScope scope)
+            throws SQLException {
+        bindScope(statement, 1, scope);
+        try (ResultSet row = statement.executeQuery()) {
+            return row.next() ? Optional.of(RecordRows.read(dialect, scope, row)) : Optional.empty();
         }
     }
 
@@ -444,8 +450,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         Instant at = micros(now);
         return withConnection("insert-finished", request.scope(), false, (connection, joined) -> {
             requireMode(request, joined);
-            try (PreparedStatement statement = connection.prepareStatement(
-                    dialect.boundedWrite(insertFinishedSql, request.lockWait(), true))) {
+            try (PreparedStatement statement = dialect.prepareBoundedWrite(connection, insertFinishedSql,
+                    request.lockWait())) {
                 int i = bindScope(statement, 1, request.scope());
                 statement.setBytes(i++, request.fingerprint().digest());
                 statement.setString(i++, completion.state().name());

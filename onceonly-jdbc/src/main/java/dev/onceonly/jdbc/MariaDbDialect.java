@@ -1,5 +1,6 @@
 package dev.onceonly.jdbc;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -123,13 +124,20 @@ public final class MariaDbDialect extends JdbcDialect {
     }
 
     @Override
-    protected String boundedWrite(String statement, Duration lockWait, boolean inTransaction) {
-        return boundedRead(statement, lockWait);
+    protected PreparedStatement prepareBoundedWrite(Connection connection, String sql, Duration lockWait)
+            throws SQLException {
+        return connection.prepareStatement(bounded(sql, lockWait));
     }
 
     /** The locking read waits for row locks too, so it gets the same per-statement bound. */
     @Override
-    protected String boundedRead(String statement, Duration lockWait) {
+    protected PreparedStatement prepareBoundedRead(Connection connection, String sql, Duration lockWait)
+            throws SQLException {
+        return connection.prepareStatement(bounded(sql, lockWait));
+    }
+
+    /** {@code statement} with its lock wait bounded by {@code SET STATEMENT … FOR}. */
+    static String bounded(String statement, Duration lockWait) {
         if (lockWait.toSeconds() >= 1) {
             return "SET STATEMENT innodb_lock_wait_timeout = " + lockWait.toSeconds() + " FOR " + statement;
         }

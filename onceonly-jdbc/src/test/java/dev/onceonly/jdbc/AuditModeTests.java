@@ -8,6 +8,7 @@ import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
@@ -178,6 +179,29 @@ interface AuditModeTests extends JdbcStoreFixture {
                 .containsEntry("created_at", start)
                 .containsEntry("state", "SUCCEEDED")
                 .containsEntry("audit_expires_at", reused.plus(AUDIT)));
+    }
+
+    // issue 14: a leased claim on PostgreSQL no longer needs a transaction for its lock bound; in audit mode it still
+    // runs in one, so that a take-over whose audit row fails is not committed without it.
+    @Test
+    default void aClaimThatReplacesAnExpiredRecordCommitsNothingWhenItsAuditRowFails() throws SQLException {
+        JdbcIdempotencyStore store = auditStore().keepingAudit(AUDIT);
+        IdempotencyScope scope = newScope();
+        Instant start = start();
+        Instant reused = paidRecord(store, scope, start).plusSeconds(1);
+        try (Connection connection = dataSource().getConnection(); Statement sql = connection.createStatement()) {
+            sql.execute("ALTER TABLE " + TABLE + JdbcIdempotencyStore.AUDIT_SUFFIX
+                    + " ADD CONSTRAINT refuse_every_row CHECK (attempt < 0)");
+        }
+
+        assertThatThrownBy(() -> store.claim(claimRequest(scope, "b", reused), reused))
+                .isInstanceOf(IdempotencyStoreException.class);
+
+        assertThat(store.find(scope).orElseThrow()).satisfies(record -> {
+            assertThat(record.state()).isEqualTo(RecordState.SUCCEEDED);
+            assertThat(record.attempt()).isEqualTo(1);
+        });
+        assertThat(auditRows(scope)).isEmpty();
     }
 
     @Test

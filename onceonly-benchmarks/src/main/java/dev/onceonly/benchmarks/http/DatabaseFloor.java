@@ -15,6 +15,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import org.postgresql.jdbc.PgStatement;
 
 /**
  * The database's floor: what the service's transactions cost PostgreSQL with no Java path in front of them. A plain
@@ -23,10 +24,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * b/a beside the raw one. The statements are the reference service's ({@code OrderService}) and the store's
  * ({@code PostgresDialect}), written out here: a change to either must change them here too.
  *
- * <p>Besides OnceOnly's own claim, two other ways to bound the claim's lock wait are measured, so that what the
- * bound costs is a figure: a claim that sets {@code lock_timeout} and resets it within its own statement
- * ({@code set_config} in a {@code WITH} clause: two statements fewer, but a costlier one), and no bound at all (what
- * an implementation that lets duplicates wait for as long as the first attempt's transaction runs would send).
+ * <p>Besides OnceOnly's own claim, bounded by the driver's query timeout, two other ways are measured, so that what
+ * the bound costs is a figure: the claim between {@code SET LOCAL lock_timeout} and its reset, in one round trip, as
+ * the store sent it before, and no bound at all (what an implementation that lets duplicates wait for as long as
+ * the first attempt's transaction runs would send).
  */
 final class DatabaseFloor implements AutoCloseable {
 
@@ -35,15 +36,17 @@ final class DatabaseFloor implements AutoCloseable {
         /** (a): the order insert, committed on its own. */
         ORDER_ONLY("floor-a", "order insert, auto-commit"),
         /**
-         * (b) as the store sends it: SET LOCAL lock_timeout before the claim and its reset after, one round trip; the
-         * completion with the commit, one round trip.
+         * (b) as the store sends it: the claim bounded by the driver's query timeout (which sends nothing unless it
+         * runs out), the order insert, and the completion with the commit, one round trip.
          */
-        FIRST_EXECUTION("floor-b", "claim between SET LOCAL lock_timeout and its reset, order insert, completion"
-                + " with the commit"),
+        FIRST_EXECUTION("floor-b", "claim bounded by a query timeout, order insert, completion with the commit"),
         /** (b) with the completion and the commit in round trips of their own, as the store sent them before. */
         FIRST_EXECUTION_COMMIT_APART("floor-b-commit-apart", "completion and commit in round trips of their own"),
-        /** (b) with the claim bounding its own lock wait: set_config before the write and after, one statement. */
-        FIRST_EXECUTION_IN_STATEMENT("floor-b-in-statement", "claim that sets and resets lock_timeout itself"),
+        /**
+         * (b) with the claim between SET LOCAL lock_timeout and its reset, one round trip, as the store bounded it
+         * before.
+         */
+        FIRST_EXECUTION_SET_LOCAL("floor-b-set-local", "claim between SET LOCAL lock_timeout and its reset"),
         /** (b) with no lock bound on the claim. */
         FIRST_EXECUTION_UNBOUNDED("floor-b-unbounded", "claim without a lock bound");
 
@@ -76,21 +79,10 @@ final class DatabaseFloor implements AutoCloseable {
             + " VALUES (?, ?, ?, ?, 'PROCESSING', 1, ?, ?, ?, ?)"
             + " ON CONFLICT (owner, operation, idem_key) DO NOTHING";
     /** The engine's default lock wait (its wait timeout, 1 s), rounded down to a power of two as the store does. */
-    private static final String LOCK_WAIT = "512ms";
+    private static final long LOCK_WAIT_MILLIS = 512;
+    private static final String LOCK_WAIT = LOCK_WAIT_MILLIS + "ms";
     private static final String CLAIM_SET_LOCAL = "SET LOCAL lock_timeout = '" + LOCK_WAIT + "'; " + CLAIM
             + "; SET LOCAL lock_timeout = DEFAULT";
-    /**
-     * The same claim, bounding its lock wait within its one statement, and back to the transaction's value after:
-     * measured here as costly to PostgreSQL as the pair of SET LOCAL statements, so the store keeps the pair.
-     */
-    private static final String CLAIM_IN_STATEMENT = "WITH bound AS MATERIALIZED (SELECT current_setting('lock_timeout')"
-            + " AS previous, set_config('lock_timeout', '" + LOCK_WAIT + "', true) AS applied),"
-            + " changed AS (INSERT INTO onceonly_record (owner, operation, idem_key, fingerprint, state,"
-            + " attempt, lease_expires_at, created_at, updated_at, expires_at)"
-            + " SELECT ?, ?, ?, ?, 'PROCESSING', 1, ?, ?, ?, ? FROM bound"
-            + " ON CONFLICT (owner, operation, idem_key) DO NOTHING RETURNING 1)"
-            + " SELECT result.count, set_config('lock_timeout', bound.previous, true)"
-            + " FROM bound, (SELECT count(*) AS count FROM changed) result";
     private static final String COMPLETE = "UPDATE onceonly_record SET state = ?, lease_expires_at = NULL,"
             + " http_status = ?, response_headers = ?, response_body = ?, resource_id = ?, updated_at = ?,"
             + " expires_at = ? WHERE owner = ? AND operation = ? AND idem_key = ?"
@@ -167,12 +159,15 @@ final class DatabaseFloor implements AutoCloseable {
     private static void claim(Connection connection, Transaction transaction, String key, Instant now,
             Instant expiresAt) throws SQLException {
         String sql = switch (transaction) {
-            case FIRST_EXECUTION, FIRST_EXECUTION_COMMIT_APART -> CLAIM_SET_LOCAL;
-            case FIRST_EXECUTION_IN_STATEMENT -> CLAIM_IN_STATEMENT;
-            case FIRST_EXECUTION_UNBOUNDED -> CLAIM;
+            case FIRST_EXECUTION_SET_LOCAL -> CLAIM_SET_LOCAL;
+            case FIRST_EXECUTION, FIRST_EXECUTION_COMMIT_APART, FIRST_EXECUTION_UNBOUNDED -> CLAIM;
             case ORDER_ONLY -> throw new IllegalArgumentException("no claim in " + transaction);
         };
         try (PreparedStatement claim = connection.prepareStatement(sql)) {
+            // As PostgresDialect.prepareBoundedWrite bounds it, for the engine's default wait
+            if (transaction == Transaction.FIRST_EXECUTION || transaction == Transaction.FIRST_EXECUTION_COMMIT_APART) {
+                claim.unwrap(PgStatement.class).setQueryTimeoutMs(LOCK_WAIT_MILLIS);
+            }
             byte[] fingerprint = new byte[32];
             ThreadLocalRandom.current().nextBytes(fingerprint);
             claim.setString(1, OWNER);
