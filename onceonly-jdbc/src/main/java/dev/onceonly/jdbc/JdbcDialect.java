@@ -144,7 +144,8 @@ public abstract class JdbcDialect {
 
     /**
      * {@code lockWait} in milliseconds as a dialect sends it: never under {@value #MIN_LOCK_WAIT_MILLIS}, and rounded
-     * down to a power of two, so that a statement's text, and with it a driver's cache entry, takes only a few forms.
+     * down to a power of two, so that a bound written into a statement's text (MariaDB's), and with it a driver's
+     * cache entry, takes only a few forms.
      */
     protected static long lockBoundMillis(Duration lockWait) {
         return Long.highestOneBit(Math.max(MIN_LOCK_WAIT_MILLIS, lockWait.toMillis()));
@@ -152,9 +153,8 @@ public abstract class JdbcDialect {
 
     /**
      * Prepares a claim statement that writes (insert, take-over) so that it waits about {@code lockWait} at most
-     * for a row lock another transaction holds, bounded within the statement's own round trip and for that
-     * statement alone: by its text or by a setting of the statement, whichever costs the database less. Unbounded
-     * by default.
+     * for a row lock another transaction holds, bounded for that statement alone and without a round trip of its
+     * own: by its text or by a setting of the statement, whichever costs the database less. Unbounded by default.
      */
     protected PreparedStatement prepareBoundedWrite(Connection connection, String sql, Duration lockWait)
             throws SQLException {
@@ -168,8 +168,18 @@ public abstract class JdbcDialect {
     }
 
     /**
-     * Whether {@code e} means the claim could not get its row in time: a lock timeout, or a serialization
-     * failure against a claim committed after this transaction began. Both leave the scope to another attempt.
+     * Whether a claim that commits on its own (leased mode) runs in a transaction of its own, committed after its
+     * bounded statements rather than by them. {@code false} by default: statements that commit one by one keep
+     * fewer locks (an InnoDB transaction would hold the shared lock of a duplicate insert until it ends).
+     */
+    protected boolean claimsInTransactionOfItsOwn() {
+        return false;
+    }
+
+    /**
+     * Whether {@code e} means the claim could not get its row in time: a lock timeout, a bounded statement
+     * cancelled for running past its bound, a deadlock, or a serialization failure against a claim committed after
+     * this transaction began. All leave the scope to another attempt.
      */
     protected abstract boolean isLockNotAvailable(SQLException e);
 

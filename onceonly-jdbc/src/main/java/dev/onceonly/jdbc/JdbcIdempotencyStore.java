@@ -41,18 +41,19 @@ import org.slf4j.LoggerFactory;
  * <p><b>Transactions.</b> When the caller has a Spring-managed transaction active on the same data source, every
  * statement runs in it, so a claim, the business writes and the completion commit or roll back together (the
  * engine's transactional mode). Otherwise each call borrows a connection and commits its statements itself, also
- * from a pool without auto-commit (leased mode); in audit mode a claim then runs as a short transaction of its
- * own even on an auto-commit pool, so that a take-over and its audit row commit together. Without Spring on the
- * class path the store always uses connections of its own. A claim in the wrong situation for its mode fails with
- * {@link IdempotencyConfigurationException} instead of silently losing the mode's guarantees.
+ * from a pool without auto-commit (leased mode); where a dialect says so (PostgreSQL, whose bound could otherwise
+ * cut a commit's wait for synchronous replication short), a claim then runs as a short transaction of its own even
+ * on an auto-commit pool, and so does the take-over of an expired record with its audit row in audit mode. Without
+ * Spring on the class path the store always uses connections of its own. A claim in the wrong situation for its
+ * mode fails with {@link IdempotencyConfigurationException} instead of silently losing the mode's guarantees.
  *
  * <p><b>How a claim works</b> (no "select, then insert"):
  * <ol>
  *   <li>Bound how long each claim statement waits for another transaction's row lock to the request's lock
  *       wait, but never under 128 ms (PostgreSQL: a JDBC query timeout; MariaDB {@code
  *       innodb_lock_wait_timeout}, or {@code max_statement_time} below a second), for that statement alone and
- *       in its own round trip, so that a duplicate never holds a pooled connection much longer than that: the
- *       dialects say why the floor.</li>
+ *       without a round trip of its own, so that a duplicate never holds a pooled connection much longer than
+ *       that: the dialects say why the floor.</li>
  *   <li>Insert the record as PROCESSING, attempt 1, unless the scope exists ({@code ON CONFLICT DO NOTHING},
  *       {@code INSERT IGNORE}): the outcome is a row count, never a duplicate-key error.
  *       The primary key decides races; a row count of 1 means claimed. A concurrent claim by an uncommitted
@@ -244,9 +245,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public ClaimResult claim(ClaimRequest request, Instant now) {
         Instant at = micros(now);
-        // In audit mode, a claim that takes over an expired record and commits on its own writes the record's audit
-        // row in the same transaction: neither without the other.
-        boolean atomic = !request.transactional() && auditRetention != null;
+        boolean atomic = !request.transactional() && dialect.claimsInTransactionOfItsOwn();
         return withConnection("claim", request.scope(), atomic, (connection, joined) -> {
             requireMode(request, joined);
             boolean inTransaction = !connection.getAutoCommit();
@@ -303,10 +302,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             boolean fresh = existing.isExpired(now);
             Instant createdAt = fresh ? now : existing.createdAt();
             int failures = fresh ? 0 : existing.failures();
-            if (takeOver(connection, request, existing, createdAt, failures, now)) {
-                if (fresh && auditRetention != null) {
-                    auditReplaced(connection, existing, now);
-                }
+            if (fresh && auditRetention != null ? takeOverAndAudit(connection, request, existing, now)
+                    : takeOver(connection, request, existing, createdAt, failures, now)) {
                 return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1, createdAt), failures);
             }
         }
@@ -314,21 +311,34 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Runs a claim write, which a dialect may have wrapped in statements bounding its lock wait, and returns the
-     * rows it changed: the wrapping statements change none.
+     * Takes over an expired record and writes its audit row, both or neither: on an auto-commit connection in a
+     * transaction of their own, begun only after the claim's insert and read, so that it holds none of their shared
+     * locks (two InnoDB transactions that each held one would both wait to upgrade it: a deadlock).
      */
-    private static int changedRows(PreparedStatement statement) throws SQLException {
-        int changed = 0;
-        boolean resultSet = statement.execute();
-        while (true) {
-            if (!resultSet) {
-                int count = statement.getUpdateCount();
-                if (count == -1) {
-                    return changed;
-                }
-                changed += Math.max(0, count);
+    private boolean takeOverAndAudit(Connection connection, ClaimRequest request, IdempotencyRecord expired,
+            Instant now) throws SQLException {
+        boolean beginHere = connection.getAutoCommit();
+        if (beginHere) {
+            connection.setAutoCommit(false);
+        }
+        try {
+            boolean taken = takeOver(connection, request, expired, now, 0, now);
+            if (taken) {
+                auditReplaced(connection, expired, now);
             }
-            resultSet = statement.getMoreResults();
+            if (beginHere) {
+                connection.commit();
+            }
+            return taken;
+        } catch (SQLException | RuntimeException e) {
+            if (beginHere) {
+                rollbackQuietly(connection);
+            }
+            throw e;
+        } finally {
+            if (beginHere) {
+                connection.setAutoCommit(true);
+            }
         }
     }
 
@@ -341,7 +351,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             dialect.setInstant(statement, i++, now);
             dialect.setInstant(statement, i++, now);
             dialect.setInstant(statement, i, micros(request.expiresAt()));
-            return changedRows(statement) == 1;
+            return statement.executeUpdate() == 1;
         }
     }
 
@@ -362,7 +372,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             statement.setString(i++, existing.state().name());
             dialect.setInstant(statement, i++, existing.createdAt());
             dialect.setInstant(statement, i, now);
-            return changedRows(statement) == 1;
+            return statement.executeUpdate() == 1;
         }
     }
 
@@ -459,7 +469,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 dialect.setInstant(statement, i++, at);
                 dialect.setInstant(statement, i++, at);
                 dialect.setInstant(statement, i, micros(completion.expiresAt()));
-                return changedRows(statement) == 1 ? Insertion.INSERTED : Insertion.EXISTS;
+                return statement.executeUpdate() == 1 ? Insertion.INSERTED : Insertion.EXISTS;
             } catch (SQLException e) {
                 if (!dialect.isLockNotAvailable(e)) {
                     throw e;

@@ -107,13 +107,18 @@ public final class PostgresDialect extends JdbcDialect {
      * Bounded by the driver, not by a setting of the database: a JDBC query timeout, which costs PostgreSQL
      * nothing unless it runs out, and then aborts the statement (and its transaction) with a cancel request the
      * driver sends on a connection of its own (57014). {@code SET LOCAL lock_timeout} before the claim and back to
-     * the default after it, as the store sent it before, cost PostgreSQL two statements in every claim: 5-6 % of
-     * the raw first execution's throughput at 16 clients (the benchmark's {@code floor-b-set-local} against {@code
-     * floor-b}), and a claim that commits on its own needed a transaction of its own, since {@code SET LOCAL} does
-     * nothing outside one. A timeout bounds the statement's whole run rather than its lock waits alone; a claim
-     * that takes longer for another reason is answered as locked, which the engine tries again while its wait
-     * lasts, as on MariaDB. With the PostgreSQL JDBC driver in milliseconds; with another driver in the whole
-     * seconds of the JDBC standard, rounded up.
+     * the default after it, as the store sent it before, cost PostgreSQL two statements in every claim: 2-6 % of
+     * the raw first execution's throughput (the benchmark's {@code floor-b-set-local} against {@code floor-b}: 2-3 %
+     * in the report of 2026-12-06 07:45, 6 % in a loop of seven interleaved rounds). A timeout bounds the statement's whole run rather than its lock waits alone; a claim that takes
+     * longer for another reason is answered as locked, which the engine tries again while its wait lasts, as on
+     * MariaDB. With the PostgreSQL JDBC driver in milliseconds; with another driver in the whole seconds of the
+     * JDBC standard, rounded up.
+     *
+     * <p>What a timeout that runs out costs instead: the driver's cancel request, a new connection, for which
+     * PostgreSQL starts a process, sent from the driver's one timer thread. It runs out only for a duplicate that
+     * meets another instance's uncommitted claim in transactional or joined mode and outlasts the bound. The cancel
+     * request must reach the server: a proxy that does not forward it leaves such a duplicate waiting for as long
+     * as the other transaction lasts (PgBouncer forwards it).
      */
     @Override
     protected PreparedStatement prepareBoundedWrite(Connection connection, String sql, Duration lockWait)
@@ -122,13 +127,25 @@ public final class PostgresDialect extends JdbcDialect {
         try {
             long millis = lockBoundMillis(lockWait);
             if (!Pgjdbc.PRESENT || !Pgjdbc.setQueryTimeoutMillis(statement, millis)) {
-                statement.setQueryTimeout((int) Math.ceilDiv(millis, 1000));
+                statement.setQueryTimeout((int) Math.min(Integer.MAX_VALUE, Math.ceilDiv(millis, 1000)));
             }
             return statement;
         } catch (SQLException | RuntimeException e) {
             statement.close();
             throw e;
         }
+    }
+
+    /**
+     * A leased claim on an auto-commit connection would commit within its bounded statement, and a query timeout
+     * that runs out there cuts short the commit's wait for synchronous replication: PostgreSQL then answers with a
+     * warning, the commit stands locally, and the claim counts as made although a failover to the standby can lose
+     * it, and with it the guarantee that the work runs once. In a transaction of its own, the commit comes after
+     * the bound.
+     */
+    @Override
+    protected boolean claimsInTransactionOfItsOwn() {
+        return true;
     }
 
     /**
@@ -160,11 +177,14 @@ public final class PostgresDialect extends JdbcDialect {
 
         static final boolean PRESENT = isPresent();
 
+        /** The driver, of a version that has the method {@link #setQueryTimeoutMillis} calls (42.2 and later). */
         private static boolean isPresent() {
             try {
                 Class.forName("org.postgresql.PGConnection", false, PostgresDialect.class.getClassLoader());
+                Class.forName("org.postgresql.jdbc.PgStatement", false, PostgresDialect.class.getClassLoader())
+                        .getMethod("setQueryTimeoutMs", long.class);
                 return true;
-            } catch (ClassNotFoundException | LinkageError e) {
+            } catch (ReflectiveOperationException | LinkageError e) {
                 return false;
             }
         }
