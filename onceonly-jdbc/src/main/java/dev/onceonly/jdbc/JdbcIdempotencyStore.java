@@ -317,29 +317,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      */
     private boolean takeOverAndAudit(Connection connection, ClaimRequest request, IdempotencyRecord expired,
             Instant now) throws SQLException {
-        boolean beginHere = connection.getAutoCommit();
-        if (beginHere) {
-            connection.setAutoCommit(false);
-        }
-        try {
-            boolean taken = takeOver(connection, request, expired, now, 0, now);
+        SqlWork<Boolean> both = (same, joined) -> {
+            boolean taken = takeOver(same, request, expired, now, 0, now);
             if (taken) {
-                auditReplaced(connection, expired, now);
-            }
-            if (beginHere) {
-                connection.commit();
+                auditReplaced(same, expired, now);
             }
             return taken;
-        } catch (SQLException | RuntimeException e) {
-            if (beginHere) {
-                rollbackQuietly(connection);
-            }
-            throw e;
-        } finally {
-            if (beginHere) {
-                connection.setAutoCommit(true);
-            }
-        }
+        };
+        return connection.getAutoCommit() ? inTransactionOfItsOwn(connection, both) : both.run(connection, false);
     }
 
     private boolean insertIfAbsent(Connection connection, ClaimRequest request, Instant now) throws SQLException {
@@ -746,17 +731,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 if (joined) {
                     connections.sendHeld();
                 }
-                boolean beginHere = !joined && atomic && connection.getAutoCommit();
-                if (beginHere) {
-                    connection.setAutoCommit(false);
+                if (!joined && atomic && connection.getAutoCommit()) {
+                    return inTransactionOfItsOwn(connection, work);
                 }
-                try {
-                    return runAndCommit(connection, !joined && !connection.getAutoCommit(), work, joined);
-                } finally {
-                    if (beginHere) {
-                        connection.setAutoCommit(true);
-                    }
-                }
+                return runAndCommit(connection, !joined && !connection.getAutoCommit(), work, joined);
             } finally {
                 connections.release(connection);
             }
@@ -773,6 +751,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         SqlFailure failure = SqlFailure.of(e);
         return new IdempotencyStoreException(failureMessage(operation, scope, failure.toString()),
                 failure.toException());
+    }
+
+    /** Runs {@code work} on an auto-commit connection in a transaction begun, and ended, here. */
+    private static <T> T inTransactionOfItsOwn(Connection connection, SqlWork<T> work) throws SQLException {
+        connection.setAutoCommit(false);
+        try {
+            return runAndCommit(connection, true, work, false);
+        } finally {
+            connection.setAutoCommit(true);
+        }
     }
 
     private static <T> T runAndCommit(Connection connection, boolean commitHere, SqlWork<T> work, boolean joined)
