@@ -109,10 +109,10 @@ public final class PostgresDialect extends JdbcDialect {
      * driver sends on a connection of its own (57014). {@code SET LOCAL lock_timeout} before the claim and back to
      * the default after it, as the store sent it before, cost PostgreSQL two statements in every claim: 2-6 % of
      * the raw first execution's throughput (the benchmark's {@code floor-b-set-local} against {@code floor-b}: 2-3 %
-     * in the report of 2026-12-06 07:45, 6 % in a loop of seven interleaved rounds). A timeout bounds the statement's whole run rather than its lock waits alone; a claim that takes
-     * longer for another reason is answered as locked, which the engine tries again while its wait lasts, as on
-     * MariaDB. With the PostgreSQL JDBC driver in milliseconds; with another driver in the whole seconds of the
-     * JDBC standard, rounded up.
+     * in the report of 2026-12-06 07:45, 6 % in a loop of seven interleaved rounds). A timeout bounds the
+     * statement's whole run rather than its lock waits alone; a claim that takes longer for another reason is
+     * answered as locked, which the engine tries again while its wait lasts, as on MariaDB. With the PostgreSQL JDBC
+     * driver in milliseconds; with another driver in the whole seconds of the JDBC standard, rounded up.
      *
      * <p>What a timeout that runs out costs instead: the driver's cancel request, a new connection, for which
      * PostgreSQL starts a process, sent from the driver's one timer thread. It runs out only for a duplicate that

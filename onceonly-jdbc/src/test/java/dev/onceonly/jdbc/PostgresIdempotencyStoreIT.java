@@ -3,20 +3,30 @@ package dev.onceonly.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyConfigurationException;
+import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotencyStoreException;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.tck.IdempotencyStoreContract;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.postgresql.jdbc.PgStatement;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
@@ -74,7 +84,7 @@ class PostgresIdempotencyStoreIT extends IdempotencyStoreContract
         }
     }
 
-    // issue 14: two SET LOCAL statements around every claim cost PostgreSQL 5-6 % of a first execution's throughput;
+    // issue 14: two SET LOCAL statements around every claim cost PostgreSQL 2-6 % of a first execution's throughput;
     // the bound is the driver's query timeout now, set on the claim's own statement, so nothing outlives it.
     @Test
     void claimWritesCarryTheLockBoundAsTheDriversQueryTimeoutInMilliseconds() throws Exception {
@@ -87,6 +97,69 @@ class PostgresIdempotencyStoreIT extends IdempotencyStoreContract
                 assertThat(read.unwrap(PgStatement.class).getQueryTimeoutMs()).as("a plain read never waits")
                         .isZero();
             }
+        }
+    }
+
+    // A leased claim commits after its bounded statements, never within one: a query timeout that ran out while an
+    // auto-commit statement commits cuts short its wait for a synchronous standby, and the commit stands unreplicated.
+    @Test
+    void noBoundedClaimStatementCommitsOnItsOwnOnAnAutoCommitPool() throws Exception {
+        List<Boolean> autoCommitWhenBounded = new CopyOnWriteArrayList<>();
+        IdempotencyStore store = JdbcIdempotencyStore.create(
+                recordingAutoCommitOfBoundedStatements(TestDatabases.postgres(), autoCommitWhenBounded),
+                new PostgresDialect());
+        IdempotencyScope scope = newScope();
+        Instant now = Instant.parse("2030-01-01T00:00:00Z");
+        Fingerprint fingerprint = Fingerprint.builder().method("POST").route("/orders").component("body", "a").build();
+
+        // A first claim (insert), then one after its lease ran out (take-over)
+        assertThat(store.claim(new ClaimRequest(scope, fingerprint, now.plusSeconds(1), now.plusSeconds(3600),
+                Duration.ofSeconds(1), false), now)).isInstanceOf(ClaimResult.Claimed.class);
+        Instant later = now.plusSeconds(2);
+        assertThat(store.claim(new ClaimRequest(scope, fingerprint, later.plusSeconds(1), later.plusSeconds(3600),
+                Duration.ofSeconds(1), false), later)).isInstanceOf(ClaimResult.Claimed.class);
+
+        assertThat(autoCommitWhenBounded).hasSizeGreaterThanOrEqualTo(2).containsOnly(false);
+    }
+
+    /**
+     * {@code dataSource}, recording for each statement that runs with a query timeout whether its connection was in
+     * auto-commit then.
+     */
+    private static DataSource recordingAutoCommitOfBoundedStatements(DataSource dataSource, List<Boolean> record) {
+        return new DelegatingDataSource(dataSource) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection connection = super.getConnection();
+                return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
+                        new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                            Object result = invoke(method, connection, args);
+                            if (result instanceof PreparedStatement statement) {
+                                return recording(statement, connection, record);
+                            }
+                            return result;
+                        });
+            }
+        };
+    }
+
+    private static PreparedStatement recording(PreparedStatement statement, Connection connection,
+            List<Boolean> record) {
+        return (PreparedStatement) Proxy.newProxyInstance(PostgresIdempotencyStoreIT.class.getClassLoader(),
+                new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
+                    if (method.getName().startsWith("execute")
+                            && statement.unwrap(PgStatement.class).getQueryTimeoutMs() > 0) {
+                        record.add(connection.getAutoCommit());
+                    }
+                    return invoke(method, statement, args);
+                });
+    }
+
+    private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
         }
     }
 
