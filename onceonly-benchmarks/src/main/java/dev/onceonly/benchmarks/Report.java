@@ -150,13 +150,13 @@ final class Report {
         }
         md.append("\nThe floor's ways to bound the claim's lock wait and to send the completion, against (a)'s raw"
                 + " transaction:\n\n"
-                + "| clients | floor-b (the claim bounded by a query timeout, the completion with the commit: as sent)"
-                + " | floor-b-set-local | floor-b-unbounded | floor-b-commit-apart |\n"
+                + "| clients | floor-b (the claim between SET LOCAL lock_timeout and its reset, the completion with the"
+                + " commit: as sent) | floor-b-query-timeout | floor-b-unbounded | floor-b-commit-apart |\n"
                 + "| --- | --- | --- | --- | --- |\n");
         for (int clients : settings.clientCounts().subList(1, settings.clientCounts().size())) {
             md.append(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s |%n", clients,
                     format(ratio("floor-b", "floor-a", clients)),
-                    format(ratio("floor-b-set-local", "floor-a", clients)),
+                    format(ratio("floor-b-query-timeout", "floor-a", clients)),
                     format(ratio("floor-b-unbounded", "floor-a", clients)),
                     format(ratio("floor-b-commit-apart", "floor-a", clients))));
         }
@@ -394,7 +394,7 @@ final class Report {
             case "d-storm" -> "d: the storm itself (open loop, requests/s sent)";
             case "floor-a" -> "floor-a: raw JDBC, order insert";
             case "floor-b" -> "floor-b: raw JDBC, a first execution's statements";
-            case "floor-b-set-local" -> "floor-b-set-local: raw JDBC, claim between SET LOCAL statements";
+            case "floor-b-query-timeout" -> "floor-b-query-timeout: raw JDBC, claim bounded by a query timeout";
             case "floor-b-unbounded" -> "floor-b-unbounded: raw JDBC, claim without a lock bound";
             case "floor-b-commit-apart" -> "floor-b-commit-apart: raw JDBC, completion and commit apart";
             case "e-10k" -> "e: first executions, small table";

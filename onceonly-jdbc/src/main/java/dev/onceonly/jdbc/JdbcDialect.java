@@ -152,33 +152,34 @@ public abstract class JdbcDialect {
     }
 
     /**
-     * Prepares a claim statement that writes (insert, take-over) so that it waits about {@code lockWait} at most
-     * for a row lock another transaction holds, bounded for that statement alone and without a round trip of its
-     * own: by its text or by a setting of the statement, whichever costs the database less. Unbounded by default.
+     * A claim statement that writes (insert, take-over) as it runs with its waits for another transaction's row
+     * locks bounded to about {@code lockWait}, in the statement's own round trip; unchanged by default. Only lock
+     * waits count: a statement that is slow for any other reason (I/O, a synchronous standby, CPU, the network) is
+     * never cut short and answered as locked, since the key is then free and the claim would refuse a request that
+     * nobody else holds. {@code transactionGoesOn} tells whether the caller's statements follow in the same
+     * transaction (transactional and joined mode): the bound must not reach them.
      */
-    protected PreparedStatement prepareBoundedWrite(Connection connection, String sql, Duration lockWait)
-            throws SQLException {
-        return connection.prepareStatement(sql);
+    protected String boundedWrite(String statement, Duration lockWait, boolean transactionGoesOn) {
+        return statement;
     }
 
-    /** Prepares the claim's read as {@link #prepareBoundedWrite} does a write; unbounded by default. */
-    protected PreparedStatement prepareBoundedRead(Connection connection, String sql, Duration lockWait)
-            throws SQLException {
-        return connection.prepareStatement(sql);
+    /** The claim's read as it runs with its lock waits bounded, as {@link #boundedWrite}; unchanged by default. */
+    protected String boundedRead(String statement, Duration lockWait) {
+        return statement;
     }
 
     /**
      * Whether a claim that commits on its own (leased mode) runs in a transaction of its own, committed after its
-     * bounded statements rather than by them. {@code false} by default: statements that commit one by one keep
-     * fewer locks (an InnoDB transaction would hold the shared lock of a duplicate insert until it ends).
+     * bounded statements rather than by them: where the bound is a setting that lasts to the end of a transaction
+     * ({@code SET LOCAL}). {@code false} by default: statements that commit one by one keep fewer locks (an InnoDB
+     * transaction would hold the shared lock of a duplicate insert until it ends).
      */
     protected boolean claimsInTransactionOfItsOwn() {
         return false;
     }
 
     /**
-     * Whether {@code e} means the claim could not get its row in time: a lock timeout, a bounded statement
-     * cancelled for running past its bound, a deadlock, or a serialization failure against a claim committed after
+     * Whether {@code e} means the claim could not get its row in time: a lock timeout, a deadlock, or a serialization failure against a claim committed after
      * this transaction began. All leave the scope to another attempt.
      */
     protected abstract boolean isLockNotAvailable(SQLException e);

@@ -41,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Transactions.</b> When the caller has a Spring-managed transaction active on the same data source, every
  * statement runs in it, so a claim, the business writes and the completion commit or roll back together (the
  * engine's transactional mode). Otherwise each call borrows a connection and commits its statements itself, also
- * from a pool without auto-commit (leased mode); where a dialect says so (PostgreSQL, whose bound could otherwise
- * cut a commit's wait for synchronous replication short), a claim then runs as a short transaction of its own even
+ * from a pool without auto-commit (leased mode); where a dialect says so (PostgreSQL, whose lock bound
+ * {@code SET LOCAL} bounds nothing outside a transaction), a claim then runs as a short transaction of its own even
  * on an auto-commit pool, and so does the take-over of an expired record with its audit row in audit mode. Without
  * Spring on the class path the store always uses connections of its own. A claim in the wrong situation for its
  * mode fails with {@link IdempotencyConfigurationException} instead of silently losing the mode's guarantees.
@@ -50,10 +50,11 @@ import org.slf4j.LoggerFactory;
  * <p><b>How a claim works</b> (no "select, then insert"):
  * <ol>
  *   <li>Bound how long each claim statement waits for another transaction's row lock to the request's lock
- *       wait, but never under 128 ms (PostgreSQL: a JDBC query timeout; MariaDB {@code
- *       innodb_lock_wait_timeout}, or {@code max_statement_time} below a second), for that statement alone and
- *       without a round trip of its own, so that a duplicate never holds a pooled connection much longer than
- *       that: the dialects say why the floor.</li>
+ *       wait, but never under 128 ms (PostgreSQL {@code SET LOCAL lock_timeout}, which counts lock waits only, so
+ *       that a slow database is not taken for a held key; MariaDB {@code innodb_lock_wait_timeout}, or {@code
+ *       max_statement_time} below a second), for that statement alone and without a round trip of its own, so
+ *       that a duplicate never holds a pooled connection much longer than that: the dialects say why the
+ *       floor.</li>
  *   <li>Insert the record as PROCESSING, attempt 1, unless the scope exists ({@code ON CONFLICT DO NOTHING},
  *       {@code INSERT IGNORE}): the outcome is a row count, never a duplicate-key error.
  *       The primary key decides races; a row count of 1 means claimed. A concurrent claim by an uncommitted
@@ -250,7 +251,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             requireMode(request, joined);
             boolean inTransaction = !connection.getAutoCommit();
             try {
-                return claim(connection, request, at);
+                return claim(connection, request, joined, at);
             } catch (SQLException e) {
                 if (!dialect.isLockNotAvailable(e)) {
                     throw e;
@@ -282,16 +283,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private ClaimResult claim(Connection connection, ClaimRequest request, Instant now) throws SQLException {
+    /** {@code joined}: whether the claim runs in the caller's transaction, which goes on after it. */
+    private ClaimResult claim(Connection connection, ClaimRequest request, boolean joined, Instant now)
+            throws SQLException {
         for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-            if (insertIfAbsent(connection, request, now)) {
+            if (insertIfAbsent(connection, request, joined, now)) {
                 return new ClaimResult.Claimed(new LeaseToken(1, now), 0);
             }
-            Optional<IdempotencyRecord> found;
-            try (PreparedStatement statement = dialect.prepareBoundedRead(connection, selectForClaimSql,
-                    request.lockWait())) {
-                found = select(statement, request.scope());
-            }
+            Optional<IdempotencyRecord> found = select(connection,
+                    dialect.boundedRead(selectForClaimSql, request.lockWait()), request.scope());
             if (found.isEmpty()) {
                 continue; // purged or rolled back since the insert: try the insert again
             }
@@ -302,8 +302,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             boolean fresh = existing.isExpired(now);
             Instant createdAt = fresh ? now : existing.createdAt();
             int failures = fresh ? 0 : existing.failures();
-            if (fresh && auditRetention != null ? takeOverAndAudit(connection, request, existing, now)
-                    : takeOver(connection, request, existing, createdAt, failures, now)) {
+            if (fresh && auditRetention != null ? takeOverAndAudit(connection, request, existing, joined, now)
+                    : takeOver(connection, request, existing, createdAt, failures, joined, now)) {
                 return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1, createdAt), failures);
             }
         }
@@ -316,9 +316,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
      * locks (two InnoDB transactions that each held one would both wait to upgrade it: a deadlock).
      */
     private boolean takeOverAndAudit(Connection connection, ClaimRequest request, IdempotencyRecord expired,
-            Instant now) throws SQLException {
-        SqlWork<Boolean> both = (same, joined) -> {
-            boolean taken = takeOver(same, request, expired, now, 0, now);
+            boolean joined, Instant now) throws SQLException {
+        SqlWork<Boolean> both = (same, ignored) -> {
+            boolean taken = takeOver(same, request, expired, now, 0, joined, now);
             if (taken) {
                 auditReplaced(same, expired, now);
             }
@@ -327,23 +327,43 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return connection.getAutoCommit() ? inTransactionOfItsOwn(connection, both) : both.run(connection, false);
     }
 
-    private boolean insertIfAbsent(Connection connection, ClaimRequest request, Instant now) throws SQLException {
-        try (PreparedStatement statement = dialect.prepareBoundedWrite(connection, insertIfAbsentSql,
-                request.lockWait())) {
+    private boolean insertIfAbsent(Connection connection, ClaimRequest request, boolean joined, Instant now)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(
+                dialect.boundedWrite(insertIfAbsentSql, request.lockWait(), joined))) {
             int i = bindScope(statement, 1, request.scope());
             statement.setBytes(i++, request.fingerprint().digest());
             dialect.setInstant(statement, i++, micros(request.leaseExpiresAt()));
             dialect.setInstant(statement, i++, now);
             dialect.setInstant(statement, i++, now);
             dialect.setInstant(statement, i, micros(request.expiresAt()));
-            return statement.executeUpdate() == 1;
+            return changedRows(statement) == 1;
+        }
+    }
+
+    /**
+     * The rows a bounded statement changed: a dialect may send its bound as statements of their own in the same
+     * round trip ({@code SET LOCAL}), which change none.
+     */
+    private static int changedRows(PreparedStatement statement) throws SQLException {
+        int changed = 0;
+        boolean resultSet = statement.execute();
+        while (true) {
+            if (!resultSet) {
+                int count = statement.getUpdateCount();
+                if (count == -1) {
+                    return changed;
+                }
+                changed += Math.max(0, count);
+            }
+            resultSet = statement.getMoreResults();
         }
     }
 
     private boolean takeOver(Connection connection, ClaimRequest request, IdempotencyRecord existing,
-            Instant createdAt, int failures, Instant now) throws SQLException {
-        try (PreparedStatement statement = dialect.prepareBoundedWrite(connection, takeOverSql,
-                request.lockWait())) {
+            Instant createdAt, int failures, boolean joined, Instant now) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(
+                dialect.boundedWrite(takeOverSql, request.lockWait(), joined))) {
             int i = 1;
             statement.setBytes(i++, request.fingerprint().digest());
             statement.setInt(i++, existing.attempt() + 1);
@@ -357,7 +377,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             statement.setString(i++, existing.state().name());
             dialect.setInstant(statement, i++, existing.createdAt());
             dialect.setInstant(statement, i, now);
-            return statement.executeUpdate() == 1;
+            return changedRows(statement) == 1;
         }
     }
 
@@ -445,8 +465,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         Instant at = micros(now);
         return withConnection("insert-finished", request.scope(), false, (connection, joined) -> {
             requireMode(request, joined);
-            try (PreparedStatement statement = dialect.prepareBoundedWrite(connection, insertFinishedSql,
-                    request.lockWait())) {
+            try (PreparedStatement statement = connection.prepareStatement(
+                    dialect.boundedWrite(insertFinishedSql, request.lockWait(), true))) {
                 int i = bindScope(statement, 1, request.scope());
                 statement.setBytes(i++, request.fingerprint().digest());
                 statement.setString(i++, completion.state().name());
@@ -454,7 +474,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 dialect.setInstant(statement, i++, at);
                 dialect.setInstant(statement, i++, at);
                 dialect.setInstant(statement, i, micros(completion.expiresAt()));
-                return statement.executeUpdate() == 1 ? Insertion.INSERTED : Insertion.EXISTS;
+                return changedRows(statement) == 1 ? Insertion.INSERTED : Insertion.EXISTS;
             } catch (SQLException e) {
                 if (!dialect.isLockNotAvailable(e)) {
                     throw e;

@@ -1,6 +1,5 @@
 package dev.onceonly.jdbc;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -123,17 +122,16 @@ public final class MariaDbDialect extends JdbcDialect {
                 + " WHERE audit_expires_at <= ? ORDER BY audit_expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
     }
 
+    /** A bound of the statement alone ({@code SET STATEMENT … FOR}), whatever follows it. */
     @Override
-    protected PreparedStatement prepareBoundedWrite(Connection connection, String sql, Duration lockWait)
-            throws SQLException {
-        return connection.prepareStatement(bounded(sql, lockWait));
+    protected String boundedWrite(String statement, Duration lockWait, boolean transactionGoesOn) {
+        return bounded(statement, lockWait);
     }
 
     /** The locking read waits for row locks too, so it gets the same per-statement bound. */
     @Override
-    protected PreparedStatement prepareBoundedRead(Connection connection, String sql, Duration lockWait)
-            throws SQLException {
-        return connection.prepareStatement(bounded(sql, lockWait));
+    protected String boundedRead(String statement, Duration lockWait) {
+        return bounded(statement, lockWait);
     }
 
     /** {@code statement} with its lock wait bounded by {@code SET STATEMENT … FOR}. */

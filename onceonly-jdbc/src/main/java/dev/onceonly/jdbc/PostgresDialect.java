@@ -12,12 +12,12 @@ import java.time.ZoneOffset;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 import org.postgresql.jdbc.AutoSave;
-import org.postgresql.jdbc.PgStatement;
 
 /**
- * PostgreSQL 12+: {@code INSERT … ON CONFLICT DO NOTHING}, {@code timestamptz}, a JDBC query timeout on the
- * claim's writes, and purge of the rows locked by {@code FOR UPDATE SKIP LOCKED}. A plain {@code SELECT} never
- * waits for a row lock, so the claim's read needs no bound.
+ * PostgreSQL 12+: {@code INSERT … ON CONFLICT DO NOTHING}, {@code timestamptz}, {@code SET LOCAL lock_timeout}
+ * around the claim's writes (in the same round trip), and purge of the rows locked by
+ * {@code FOR UPDATE SKIP LOCKED}. A plain {@code SELECT} never waits for a row lock, so the claim's read needs no
+ * bound.
  *
  * <p>Assumes READ COMMITTED, PostgreSQL's default: a claim that waited for another transaction's uncommitted
  * claim then reads the committed record with its next statement. Under REPEATABLE READ or SERIALIZABLE the
@@ -26,8 +26,6 @@ import org.postgresql.jdbc.PgStatement;
 public final class PostgresDialect extends JdbcDialect {
 
     private static final String LOCK_NOT_AVAILABLE = "55P03";
-    /** A claim's query timeout ran out ({@link #prepareBoundedWrite}), or someone cancelled it. */
-    private static final String QUERY_CANCELED = "57014";
     private static final String SERIALIZATION_FAILURE = "40001";
     private static final String DEADLOCK_DETECTED = "40P01";
     private static final String DIVISION_BY_ZERO = "22012";
@@ -104,45 +102,26 @@ public final class PostgresDialect extends JdbcDialect {
     }
 
     /**
-     * Bounded by the driver, not by a setting of the database: a JDBC query timeout, which costs PostgreSQL
-     * nothing unless it runs out, and then aborts the statement (and its transaction) with a cancel request the
-     * driver sends on a connection of its own (57014). {@code SET LOCAL lock_timeout} before the claim and back to
-     * the default after it, as the store sent it before, cost PostgreSQL two statements in every claim: 2-6 % of
-     * the raw first execution's throughput (the benchmark's {@code floor-b-set-local} against {@code floor-b}: 2-3 %
-     * in the report of 2026-12-06 07:45, 6 % in a loop of seven interleaved rounds). A timeout bounds the
-     * statement's whole run rather than its lock waits alone; a claim that takes longer for another reason is
-     * answered as locked, which the engine tries again while its wait lasts, as on MariaDB. With the PostgreSQL JDBC
-     * driver in milliseconds; with another driver in the whole seconds of the JDBC standard, rounded up.
-     *
-     * <p>What a timeout that runs out costs instead: the driver's cancel request, a new connection, for which
-     * PostgreSQL starts a process, sent from the driver's one timer thread. It runs out only for a duplicate that
-     * meets another instance's uncommitted claim in transactional or joined mode and outlasts the bound. The cancel
-     * request must reach the server: a proxy that does not forward it leaves such a duplicate waiting for as long
-     * as the other transaction lasts (PgBouncer forwards it).
+     * {@code SET LOCAL lock_timeout} before the statement, in the same round trip, and back to the server's (role's,
+     * database's) setting after it where the caller's transaction goes on, so that its business statements are not
+     * held to the claim's bound. {@code lock_timeout} counts only the time spent waiting for a lock: a claim on a
+     * slow database (a disk stall, a synchronous standby) takes as long as its insert takes and is not refused as
+     * in progress. A JDBC query timeout, which the store used before, counted the statement's whole run, refused
+     * every fresh leased key once inserts took longer than 128 ms, and cancelled each such statement from the
+     * driver's one timer thread over a new connection while the database was already slow (issue 39); it also
+     * scheduled and cancelled a timer task for every claim. {@code SET LOCAL} does nothing outside a transaction,
+     * which is why a claim that commits on its own runs in a transaction of its own
+     * ({@link #claimsInTransactionOfItsOwn}); there, the commit ends the setting and no reset is sent. A
+     * session-level {@code SET lock_timeout} of the caller's is not restored after a claim in its transaction.
      */
     @Override
-    protected PreparedStatement prepareBoundedWrite(Connection connection, String sql, Duration lockWait)
-            throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql);
-        try {
-            long millis = lockBoundMillis(lockWait);
-            if (!Pgjdbc.PRESENT || !Pgjdbc.setQueryTimeoutMillis(statement, millis)) {
-                statement.setQueryTimeout((int) Math.min(Integer.MAX_VALUE, Math.ceilDiv(millis, 1000)));
-            }
-            return statement;
-        } catch (SQLException | RuntimeException e) {
-            statement.close();
-            throw e;
-        }
+    protected String boundedWrite(String statement, Duration lockWait, boolean transactionGoesOn) {
+        // Never 0, which lock_timeout reads as "wait forever".
+        String bounded = "SET LOCAL lock_timeout = '" + lockBoundMillis(lockWait) + "ms'; " + statement;
+        return transactionGoesOn ? bounded + "; SET LOCAL lock_timeout = DEFAULT" : bounded;
     }
 
-    /**
-     * A leased claim on an auto-commit connection would commit within its bounded statement, and a query timeout
-     * that runs out there cuts short the commit's wait for synchronous replication: PostgreSQL then answers with a
-     * warning, the commit stands locally, and the claim counts as made although a failover to the standby can lose
-     * it, and with it the guarantee that the work runs once. In a transaction of its own, the commit comes after
-     * the bound.
-     */
+    /** {@code SET LOCAL} bounds nothing outside a transaction (see {@link #boundedWrite}). */
     @Override
     protected boolean claimsInTransactionOfItsOwn() {
         return true;
@@ -177,25 +156,13 @@ public final class PostgresDialect extends JdbcDialect {
 
         static final boolean PRESENT = isPresent();
 
-        /** The driver, of a version that has the method {@link #setQueryTimeoutMillis} calls (42.2 and later). */
         private static boolean isPresent() {
             try {
                 Class.forName("org.postgresql.PGConnection", false, PostgresDialect.class.getClassLoader());
-                Class.forName("org.postgresql.jdbc.PgStatement", false, PostgresDialect.class.getClassLoader())
-                        .getMethod("setQueryTimeoutMs", long.class);
                 return true;
             } catch (ReflectiveOperationException | LinkageError e) {
                 return false;
             }
-        }
-
-        /** Sets the timeout if {@code statement} is the PostgreSQL JDBC driver's; returns whether it was. */
-        static boolean setQueryTimeoutMillis(PreparedStatement statement, long millis) throws SQLException {
-            if (!statement.isWrapperFor(PgStatement.class)) {
-                return false;
-            }
-            statement.unwrap(PgStatement.class).setQueryTimeoutMs(millis);
-            return true;
         }
 
         static boolean commitsWithStatement(Connection connection) throws SQLException {
@@ -212,8 +179,8 @@ public final class PostgresDialect extends JdbcDialect {
     @Override
     protected boolean isLockNotAvailable(SQLException e) {
         String state = e.getSQLState();
-        return LOCK_NOT_AVAILABLE.equals(state) || QUERY_CANCELED.equals(state)
-                || SERIALIZATION_FAILURE.equals(state) || DEADLOCK_DETECTED.equals(state);
+        return LOCK_NOT_AVAILABLE.equals(state) || SERIALIZATION_FAILURE.equals(state)
+                || DEADLOCK_DETECTED.equals(state);
     }
 
     @Override

@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
-import org.postgresql.jdbc.PgStatement;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
@@ -34,7 +33,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * holds must still be bounded by its lock wait.
  */
 class PostgresIdempotencyStoreIT extends IdempotencyStoreContract
-        implements PostgresHeldRecordTests, StoreFailureTests, AuditModeTests {
+        implements PostgresHeldRecordTests, PostgresSlowDatabaseTests, StoreFailureTests, AuditModeTests {
 
     @Override
     public List<String> createTablesLike(String table) {
@@ -84,24 +83,37 @@ class PostgresIdempotencyStoreIT extends IdempotencyStoreContract
         }
     }
 
-    // issue 14: two SET LOCAL statements around every claim cost PostgreSQL 2-6 % of a first execution's throughput;
-    // the bound is the driver's query timeout now, set on the claim's own statement, so nothing outlives it.
+    // issue 39: the bound was the driver's query timeout, which counted a slow statement as a lock wait. As the
+    // store sends it, SET LOCAL lock_timeout lasts to the end of a leased claim's own transaction, and is lifted
+    // within the same round trip where the caller's transaction goes on.
     @Test
-    void claimWritesCarryTheLockBoundAsTheDriversQueryTimeoutInMilliseconds() throws Exception {
+    void claimWritesBoundTheirLockWaitsAndLeaveTheCallersTransactionWithoutTheBound() throws Exception {
         PostgresDialect postgres = new PostgresDialect();
         try (Connection connection = TestDatabases.postgres().getConnection()) {
-            assertThat(queryTimeoutMillis(postgres, connection, Duration.ZERO)).isEqualTo(128);
-            assertThat(queryTimeoutMillis(postgres, connection, Duration.ofMillis(300))).isEqualTo(256);
-            assertThat(queryTimeoutMillis(postgres, connection, Duration.ofSeconds(2))).isEqualTo(1024);
-            try (PreparedStatement read = postgres.prepareBoundedRead(connection, "SELECT 1", Duration.ZERO)) {
-                assertThat(read.unwrap(PgStatement.class).getQueryTimeoutMs()).as("a plain read never waits")
-                        .isZero();
+            connection.setAutoCommit(false);
+            try {
+                assertThat(lockTimeoutAfter(connection, postgres.boundedWrite("SELECT 1", Duration.ofMillis(300),
+                        false))).isEqualTo("256ms");
+                assertThat(lockTimeoutAfter(connection, postgres.boundedWrite("SELECT 1", Duration.ZERO, true)))
+                        .isEqualTo("0");
+            } finally {
+                connection.rollback();
             }
         }
     }
 
-    // A leased claim commits after its bounded statements, never within one: a query timeout that ran out while an
-    // auto-commit statement commits cuts short its wait for a synchronous standby, and the commit stands unreplicated.
+    private static String lockTimeoutAfter(Connection connection, String statements) throws SQLException {
+        try (var statement = connection.createStatement()) {
+            statement.execute(statements);
+            try (ResultSet setting = statement.executeQuery("SHOW lock_timeout")) {
+                setting.next();
+                return setting.getString(1);
+            }
+        }
+    }
+
+    // A leased claim runs its bounded statements in a transaction of its own: SET LOCAL bounds nothing outside one,
+    // and such a claim would wait for another transaction's uncommitted claim for as long as that one lasts.
     @Test
     void noBoundedClaimStatementCommitsOnItsOwnOnAnAutoCommitPool() throws Exception {
         List<Boolean> autoCommitWhenBounded = new CopyOnWriteArrayList<>();
@@ -123,8 +135,8 @@ class PostgresIdempotencyStoreIT extends IdempotencyStoreContract
     }
 
     /**
-     * {@code dataSource}, recording for each statement that runs with a query timeout whether its connection was in
-     * auto-commit then.
+     * {@code dataSource}, recording for each statement that bounds its lock waits whether its connection was in
+     * auto-commit when it ran.
      */
     private static DataSource recordingAutoCommitOfBoundedStatements(DataSource dataSource, List<Boolean> record) {
         return new DelegatingDataSource(dataSource) {
@@ -134,7 +146,8 @@ class PostgresIdempotencyStoreIT extends IdempotencyStoreContract
                 return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
                         new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                             Object result = invoke(method, connection, args);
-                            if (result instanceof PreparedStatement statement) {
+                            if (result instanceof PreparedStatement statement
+                                    && args[0] instanceof String sql && sql.contains("lock_timeout")) {
                                 return recording(statement, connection, record);
                             }
                             return result;
@@ -147,8 +160,7 @@ class PostgresIdempotencyStoreIT extends IdempotencyStoreContract
             List<Boolean> record) {
         return (PreparedStatement) Proxy.newProxyInstance(PostgresIdempotencyStoreIT.class.getClassLoader(),
                 new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
-                    if (method.getName().startsWith("execute")
-                            && statement.unwrap(PgStatement.class).getQueryTimeoutMs() > 0) {
+                    if (method.getName().startsWith("execute")) {
                         record.add(connection.getAutoCommit());
                     }
                     return invoke(method, statement, args);
@@ -160,13 +172,6 @@ class PostgresIdempotencyStoreIT extends IdempotencyStoreContract
             return method.invoke(target, args);
         } catch (InvocationTargetException e) {
             throw e.getCause();
-        }
-    }
-
-    private static long queryTimeoutMillis(PostgresDialect postgres, Connection connection, Duration lockWait)
-            throws SQLException {
-        try (PreparedStatement write = postgres.prepareBoundedWrite(connection, "SELECT 1", lockWait)) {
-            return write.unwrap(PgStatement.class).getQueryTimeoutMs();
         }
     }
 

@@ -10,7 +10,8 @@ import javax.sql.DataSource;
  * connections of its own, or the pool's rollback on close would silently undo every claim; and a claim whose
  * statement gave up on a lock must roll its aborted transaction back, as committing it fails.
  */
-class PostgresWithoutAutoCommitIdempotencyStoreIT extends IdempotencyStoreContract implements PostgresHeldRecordTests {
+class PostgresWithoutAutoCommitIdempotencyStoreIT extends IdempotencyStoreContract implements PostgresHeldRecordTests,
+        PostgresSlowDatabaseTests {
 
     @Override
     protected IdempotencyStore createStore(Clock clock) {

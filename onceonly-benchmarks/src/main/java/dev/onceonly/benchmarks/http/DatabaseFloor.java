@@ -24,10 +24,10 @@ import org.postgresql.jdbc.PgStatement;
  * b/a beside the raw one. The statements are the reference service's ({@code OrderService}) and the store's
  * ({@code PostgresDialect}), written out here: a change to either must change them here too.
  *
- * <p>Besides OnceOnly's own claim, bounded by the driver's query timeout, two other ways are measured, so that what
- * the bound costs is a figure: the claim between {@code SET LOCAL lock_timeout} and its reset, in one round trip, as
- * the store sent it before, and no bound at all (what an implementation that lets duplicates wait for as long as
- * the first attempt's transaction runs would send).
+ * <p>Besides OnceOnly's own claim, between {@code SET LOCAL lock_timeout} and its reset in one round trip, two other
+ * ways are measured, so that what the bound costs is a figure: the driver's query timeout, as the store sent it
+ * before (it counted a slow database as a lock, issue 39), and no bound at all (what an implementation that lets
+ * duplicates wait for as long as the first attempt's transaction runs would send).
  */
 final class DatabaseFloor implements AutoCloseable {
 
@@ -36,17 +36,18 @@ final class DatabaseFloor implements AutoCloseable {
         /** (a): the order insert, committed on its own. */
         ORDER_ONLY("floor-a", "order insert, auto-commit"),
         /**
-         * (b) as the store sends it: the claim bounded by the driver's query timeout (which sends nothing unless it
-         * runs out), the order insert, and the completion with the commit, one round trip.
+         * (b) as the store sends it: the claim between SET LOCAL lock_timeout and its reset (one round trip), the
+         * order insert, and the completion with the commit, one round trip.
          */
-        FIRST_EXECUTION("floor-b", "claim bounded by a query timeout, order insert, completion with the commit"),
+        FIRST_EXECUTION("floor-b", "claim between SET LOCAL lock_timeout and its reset, order insert, completion"
+                + " with the commit"),
         /** (b) with the completion and the commit in round trips of their own, as the store sent them before. */
         FIRST_EXECUTION_COMMIT_APART("floor-b-commit-apart", "completion and commit in round trips of their own"),
         /**
-         * (b) with the claim between SET LOCAL lock_timeout and its reset, one round trip, as the store bounded it
-         * before.
+         * (b) with the claim bounded by the driver's query timeout (which sends nothing unless it runs out), as the
+         * store bounded it before.
          */
-        FIRST_EXECUTION_SET_LOCAL("floor-b-set-local", "claim between SET LOCAL lock_timeout and its reset"),
+        FIRST_EXECUTION_QUERY_TIMEOUT("floor-b-query-timeout", "claim bounded by the driver's query timeout"),
         /** (b) with no lock bound on the claim. */
         FIRST_EXECUTION_UNBOUNDED("floor-b-unbounded", "claim without a lock bound");
 
@@ -159,13 +160,13 @@ final class DatabaseFloor implements AutoCloseable {
     private static void claim(Connection connection, Transaction transaction, String key, Instant now,
             Instant expiresAt) throws SQLException {
         String sql = switch (transaction) {
-            case FIRST_EXECUTION_SET_LOCAL -> CLAIM_SET_LOCAL;
-            case FIRST_EXECUTION, FIRST_EXECUTION_COMMIT_APART, FIRST_EXECUTION_UNBOUNDED -> CLAIM;
+            case FIRST_EXECUTION, FIRST_EXECUTION_COMMIT_APART -> CLAIM_SET_LOCAL;
+            case FIRST_EXECUTION_QUERY_TIMEOUT, FIRST_EXECUTION_UNBOUNDED -> CLAIM;
             case ORDER_ONLY -> throw new IllegalArgumentException("no claim in " + transaction);
         };
         try (PreparedStatement claim = connection.prepareStatement(sql)) {
-            // As PostgresDialect.prepareBoundedWrite bounds it, for the engine's default wait
-            if (transaction == Transaction.FIRST_EXECUTION || transaction == Transaction.FIRST_EXECUTION_COMMIT_APART) {
+            // As PostgresDialect bounded it before issue 39, for the engine's default wait
+            if (transaction == Transaction.FIRST_EXECUTION_QUERY_TIMEOUT) {
                 claim.unwrap(PgStatement.class).setQueryTimeoutMs(LOCK_WAIT_MILLIS);
             }
             byte[] fingerprint = new byte[32];

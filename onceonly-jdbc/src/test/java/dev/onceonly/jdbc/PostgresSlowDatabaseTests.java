@@ -1,0 +1,89 @@
+package dev.onceonly.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.onceonly.Fingerprint;
+import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotentResult;
+import dev.onceonly.spi.ClaimRequest;
+import dev.onceonly.spi.ClaimResult;
+import dev.onceonly.spi.RecordState;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A slow database is not a held key (issue 39): on a table whose every insert takes 200 ms longer (a trigger that
+ * sleeps, as a disk stall or a synchronous standby makes it), a claim of a key that nobody else holds is made, not
+ * refused as in progress, whatever its lock wait.
+ */
+@Timeout(60)
+interface PostgresSlowDatabaseTests extends JdbcStoreFixture {
+
+    String SLOW_TABLE = "onceonly_slow_insert_it";
+
+    @BeforeEach
+    default void createTableWithSlowInserts() throws SQLException {
+        try (Connection connection = dataSource().getConnection(); Statement sql = connection.createStatement()) {
+            sql.execute("CREATE TABLE IF NOT EXISTS " + SLOW_TABLE + " (LIKE " + JdbcIdempotencyStore.DEFAULT_TABLE
+                    + " INCLUDING ALL)");
+            sql.execute("CREATE OR REPLACE FUNCTION " + SLOW_TABLE + "_sleep() RETURNS trigger LANGUAGE plpgsql"
+                    + " AS $$ BEGIN PERFORM pg_sleep(0.2); RETURN NEW; END $$");
+            sql.execute("CREATE OR REPLACE TRIGGER " + SLOW_TABLE + "_sleep BEFORE INSERT ON " + SLOW_TABLE
+                    + " FOR EACH ROW EXECUTE FUNCTION " + SLOW_TABLE + "_sleep()");
+            if (!connection.getAutoCommit()) {
+                connection.commit();
+            }
+        }
+    }
+
+    private JdbcIdempotencyStore slowStore() {
+        return JdbcIdempotencyStore.create(dataSource(), dialect(), SLOW_TABLE);
+    }
+
+    @Test
+    default void leasedClaimOfAFreshKeyOnASlowDatabaseIsMadeNotRefusedAsInProgress() {
+        IdempotencyScope scope = newScope();
+        Instant now = Instant.now();
+
+        ClaimResult result = slowStore().claim(new ClaimRequest(scope, fingerprint(), now.plusSeconds(30),
+                now.plusSeconds(3600), Duration.ZERO, false), now);
+
+        assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
+    }
+
+    @Test
+    default void leasedWorkOfAFreshKeyOnASlowDatabaseRunsOnceAndIsStored() {
+        IdempotencyScope scope = newScope();
+        AtomicInteger runs = new AtomicInteger();
+        IdempotencyEngine engine = IdempotencyEngine.builder(slowStore()).build();
+
+        IdempotentResult<String> first = engine.execute(scope, fingerprint(), new TextCodec(),
+                attempt -> "ran " + runs.incrementAndGet());
+        IdempotentResult<String> replay = engine.execute(scope, fingerprint(), new TextCodec(),
+                attempt -> "ran " + runs.incrementAndGet());
+
+        assertThat(first).isEqualTo(new IdempotentResult<>("ran 1", false));
+        assertThat(replay).isEqualTo(new IdempotentResult<>("ran 1", true));
+        assertThat(runs).hasValue(1);
+        assertThat(slowStore().find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+    }
+
+    private static IdempotencyScope newScope() {
+        return new IdempotencyScope("slow-" + UUID.randomUUID(), "POST /payments",
+                IdempotencyKey.of(UUID.randomUUID().toString()));
+    }
+
+    private static Fingerprint fingerprint() {
+        return Fingerprint.builder().method("POST").route("/payments").component("body", "{}").build();
+    }
+}
