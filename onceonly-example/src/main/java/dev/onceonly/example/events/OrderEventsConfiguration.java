@@ -37,8 +37,10 @@ class OrderEventsConfiguration {
     }
 
     /**
-     * Retries a failing record for about half a minute (a database that is briefly away), then parks it on the
-     * dead-letter topic; unreadable events go there at once. The starter adds records without a key to those.
+     * Retries a record whose handling fails for about half a minute, then parks it on the dead-letter topic;
+     * unreadable events go there at once. The starter adds records without a key to those, and retries a record
+     * for which nothing ran (the database away, the first delivery still in progress elsewhere) for as long as that
+     * lasts, never parking it.
      */
     @Bean
     DefaultErrorHandler orderEventsErrorHandler(KafkaTemplate<?, ?> kafka) {

@@ -2,6 +2,7 @@ package dev.onceonly.spring.boot.kafka;
 
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.kafka.inbox.IdempotentListener;
@@ -50,7 +51,8 @@ import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.util.ClassUtils;
-import org.springframework.util.backoff.FixedBackOff;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * Idempotent Kafka listeners, when onceonly-kafka and Spring Kafka are on the class path and the store has a
@@ -67,8 +69,13 @@ import org.springframework.util.backoff.FixedBackOff;
 @EnableConfigurationProperties(OnceOnlyKafkaProperties.class)
 public class OnceOnlyKafkaAutoConfiguration {
 
-    /** How a record in progress elsewhere is retried: every second, for five minutes. */
-    private static final FixedBackOff IN_PROGRESS_BACK_OFF = new FixedBackOff(1_000, 300);
+    /** The first pause before a record that nothing ran for is tried again. */
+    private static final long FIRST_PAUSE_MILLIS = 500;
+    /**
+     * The longest pause between two tries of such a record: well under {@code max.poll.interval.ms} (five minutes by
+     * default), since the container's thread waits out the pause, and short enough to notice a store that is back.
+     */
+    private static final long LONGEST_PAUSE_MILLIS = 10_000;
 
     @Bean
     @ConditionalOnBean({IdempotencyEngine.class, TransactionRunner.class})
@@ -144,7 +151,8 @@ public class OnceOnlyKafkaAutoConfiguration {
     /**
      * Without an error handler of the application's, Boot's listener container factory gets this one (Spring
      * Kafka's default, prepared below) instead of the one each container would make for itself, which nothing could
-     * prepare: records in progress elsewhere would be retried ten times at once and then skipped.
+     * prepare: records the store could not take, or in progress elsewhere, would be retried ten times at once and
+     * then skipped.
      */
     @Bean
     @ConditionalOnMissingBean(CommonErrorHandler.class)
@@ -218,14 +226,25 @@ public class OnceOnlyKafkaAutoConfiguration {
 
     /**
      * Records without a usable key, and listeners set up wrongly, are not retried: no retry changes them. A record
-     * whose first delivery is still being handled elsewhere (after a rebalance) is retried every second for up to
-     * five minutes, longer than any transaction of that delivery should last, instead of the handler's own
-     * back-off, which may give up (and dead-letter it) while the first delivery could still roll back.
+     * for which nothing ran is retried for as long as that lasts, never skipped nor dead-lettered, instead of the
+     * handler's own back-off, which gives up (Spring Kafka's default after ten tries at once): the store was away
+     * ({@link IdempotencyStoreException}: a database restart, a failover), or the record's first delivery is still
+     * being handled elsewhere (after a rebalance), whose transaction may yet roll back however long it lasts (issue
+     * 39: a two-second PostgreSQL restart lost the record). The pause doubles from half a second to ten seconds; the
+     * partition's later records wait behind the record, as they must to keep their order.
      */
-    private static void prepare(DefaultErrorHandler errorHandler) {
+    static void prepare(DefaultErrorHandler errorHandler) {
         errorHandler.addNotRetryableExceptions(MessageKeyException.class, IdempotencyConfigurationException.class);
-        errorHandler.setBackOffFunction((record, failure) -> causedBy(failure, RequestInProgressException.class)
-                ? IN_PROGRESS_BACK_OFF : null);
+        errorHandler.setBackOffFunction((record, failure) -> causedBy(failure, IdempotencyStoreException.class)
+                || causedBy(failure, RequestInProgressException.class) ? untilItRuns() : null);
+    }
+
+    /** Tries again without end, the pause doubling up to {@link #LONGEST_PAUSE_MILLIS}. */
+    private static BackOff untilItRuns() {
+        ExponentialBackOff backOff = new ExponentialBackOff(FIRST_PAUSE_MILLIS, 2);
+        backOff.setMaxInterval(LONGEST_PAUSE_MILLIS);
+        backOff.setMaxElapsedTime(Long.MAX_VALUE);
+        return backOff;
     }
 
     private static boolean causedBy(Throwable failure, Class<? extends Throwable> type) {
