@@ -303,4 +303,22 @@ class LeasedAttemptsTest {
 
         assertThat(keys).doesNotHaveDuplicates().allMatch(key -> key.matches("[0-9a-f]{32}"));
     }
+
+    // issue 39: the attempt count went on across expired records, and with max-attempts 1 the third use of a key
+    // was answered attempts-exhausted without running.
+    @Test
+    void keyReusedAfterEachExpiryRunsAsANewRequestEveryTime() {
+        IdempotencyEngine engine = engine().retryPolicy(new RetryPolicy(1, Duration.ZERO, Duration.ZERO)).build();
+        List<IdempotentResult<String>> results = new ArrayList<>();
+
+        for (int use = 0; use < 4; use++) {
+            results.add(engine.execute(scope, request(), TEXT, attempt -> "charge " + charges.incrementAndGet()));
+            clock.advance(Duration.ofDays(2));
+        }
+
+        assertThat(results).containsExactly(new IdempotentResult<>("charge 1", false),
+                new IdempotentResult<>("charge 2", false), new IdempotentResult<>("charge 3", false),
+                new IdempotentResult<>("charge 4", false));
+        assertThat(store.find(scope).orElseThrow().attempt()).isEqualTo(1);
+    }
 }

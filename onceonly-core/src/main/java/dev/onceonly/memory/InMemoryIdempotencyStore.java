@@ -45,8 +45,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                 result.set(new ClaimResult.Duplicate(existing));
                 return existing;
             }
-            int attempt = existing == null ? 1 : existing.attempt() + 1;
             boolean fresh = existing == null || existing.isExpired(now);
+            int attempt = fresh ? 1 : existing.attempt() + 1;
             Instant createdAt = fresh ? now : existing.createdAt();
             int failures = fresh ? 0 : existing.failures();
             result.set(new ClaimResult.Claimed(new LeaseToken(attempt, createdAt), failures));

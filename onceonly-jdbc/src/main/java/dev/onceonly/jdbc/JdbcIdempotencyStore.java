@@ -299,12 +299,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             if (!request.mayClaim(existing, now)) {
                 return new ClaimResult.Duplicate(existing);
             }
+            // An expired record is replaced by a new one: its attempts and failures start anew, and its creation
+            // time, part of the fencing token, tells its attempts from the old record's.
             boolean fresh = existing.isExpired(now);
             Instant createdAt = fresh ? now : existing.createdAt();
+            int attempt = fresh ? 1 : existing.attempt() + 1;
             int failures = fresh ? 0 : existing.failures();
             if (fresh && auditRetention != null ? takeOverAndAudit(connection, request, existing, joined, now)
-                    : takeOver(connection, request, existing, createdAt, failures, joined, now)) {
-                return new ClaimResult.Claimed(new LeaseToken(existing.attempt() + 1, createdAt), failures);
+                    : takeOver(connection, request, existing, attempt, createdAt, failures, joined, now)) {
+                return new ClaimResult.Claimed(new LeaseToken(attempt, createdAt), failures);
             }
         }
         throw new StoreFault("the claim lost " + MAX_CLAIM_ROUNDS + " races in a row");
@@ -318,7 +321,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private boolean takeOverAndAudit(Connection connection, ClaimRequest request, IdempotencyRecord expired,
             boolean joined, Instant now) throws SQLException {
         SqlWork<Boolean> both = (same, ignored) -> {
-            boolean taken = takeOver(same, request, expired, now, 0, joined, now);
+            boolean taken = takeOver(same, request, expired, 1, now, 0, joined, now);
             if (taken) {
                 auditReplaced(same, expired, now);
             }
@@ -360,13 +363,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private boolean takeOver(Connection connection, ClaimRequest request, IdempotencyRecord existing,
+    private boolean takeOver(Connection connection, ClaimRequest request, IdempotencyRecord existing, int attempt,
             Instant createdAt, int failures, boolean joined, Instant now) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(
                 dialect.boundedWrite(takeOverSql, request.lockWait(), joined))) {
             int i = 1;
             statement.setBytes(i++, request.fingerprint().digest());
-            statement.setInt(i++, existing.attempt() + 1);
+            statement.setInt(i++, attempt);
             statement.setInt(i++, failures);
             dialect.setInstant(statement, i++, micros(request.leaseExpiresAt()));
             dialect.setInstant(statement, i++, createdAt);

@@ -620,7 +620,7 @@ public abstract class IdempotencyStoreContract {
             store.release(scope, claim(scope, fingerprint("a")), new Release(now(), now().plusSeconds(1)), now());
             clock.advance(Duration.ofSeconds(1));
 
-            assertClaimed(store.claim(submission(scope, fingerprint("a")), now()), 2);
+            assertClaimed(store.claim(submission(scope, fingerprint("a")), now()), 1);
         }
 
         @Test
@@ -659,12 +659,44 @@ public abstract class IdempotencyStoreContract {
             ClaimResult fresh = store.claim(claimRequest(scope, fingerprint("b")), now());
 
             assertThat(fresh).isInstanceOfSatisfying(ClaimResult.Claimed.class,
-                    claimed -> assertThat(claimed.token().attempt()).isGreaterThan(1));
+                    claimed -> assertThat(claimed.token().attempt()).isEqualTo(1));
             IdempotencyRecord record = store.find(scope).orElseThrow();
             assertThat(record.fingerprint()).isEqualTo(fingerprint("b"));
             assertThat(record.state()).isEqualTo(RecordState.PROCESSING);
             assertThat(record.response()).isNull();
             assertThat(record.createdAt()).isEqualTo(now());
+        }
+
+        // issue 39: the count went on from the expired record's, and the engine's bound on crashed attempts then
+        // answered a brand-new request as exhausted without running it.
+        @Test
+        void recordCreatedAnewAfterExpiryCountsItsAttemptsFromOne() {
+            IdempotencyScope scope = newScope();
+            claim(scope, fingerprint("a"));
+            clock.advance(LEASE);
+            LeaseToken taken = claim(scope, fingerprint("a"));
+            store.complete(scope, taken, succeeded(simpleResponse()), now());
+            clock.advance(RETENTION);
+
+            LeaseToken fresh = claim(scope, fingerprint("a"));
+
+            assertThat(taken.attempt()).isEqualTo(2);
+            assertThat(fresh.attempt()).isEqualTo(1);
+            assertThat(store.find(scope).orElseThrow().attempt()).isEqualTo(1);
+        }
+
+        @Test
+        void attemptOfAnExpiredRecordCannotCompleteTheRecordThatReplacedIt() {
+            IdempotencyScope scope = newScope();
+            LeaseToken stale = claim(scope, fingerprint("a"));
+            clock.advance(RETENTION.plus(LEASE));
+            LeaseToken fresh = claim(scope, fingerprint("a"));
+
+            boolean completed = store.complete(scope, stale, succeeded(simpleResponse()), now());
+
+            assertThat(fresh.attempt()).isEqualTo(stale.attempt());
+            assertThat(completed).isFalse();
+            assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.PROCESSING);
         }
     }
 
