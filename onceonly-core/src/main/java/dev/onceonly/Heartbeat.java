@@ -83,6 +83,12 @@ final class Heartbeat {
             // Only the type: a store's message is its own to log.
             log.debug("Could not renew the lease of operation={} key={} attempt={} ({}); trying again at the next "
                     + "beat", scope.operation(), scope.key(), token.attempt(), e.getClass().getSimpleName());
+        } catch (Throwable e) {
+            // A scheduled task that throws is never run again: one Error (a class that failed to load, a stack or
+            // memory running out) would end the renewals while the work runs, and another instance would take the
+            // record over (issue 39). It is tried again at the next beat, as any failed renewal.
+            log.warn("Could not renew the lease of operation={} key={} attempt={} ({}); trying again at the next "
+                    + "beat", scope.operation(), scope.key(), token.attempt(), e.getClass().getName());
         }
     }
 

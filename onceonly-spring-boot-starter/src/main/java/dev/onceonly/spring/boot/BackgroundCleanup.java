@@ -45,7 +45,8 @@ public final class BackgroundCleanup {
             }
             try {
                 total += purge(table);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
+                // An Error too: the periodic task would otherwise never run again, and the tables would grow.
                 log.warn("Purging {} failed; trying again in {}", table.name(), settings.interval(), e);
             }
         }
