@@ -12,8 +12,10 @@ sealed interface AttemptOutcome {
      *
      * @param status the HTTP status code
      * @param retryAfter the raw {@code Retry-After} value, if the server sent one
+     * @param replayed whether the server marked the answer {@code Idempotent-Replayed: true}: the stored answer of
+     *     the key's first request
      */
-    record Answered(int status, @Nullable String retryAfter) implements AttemptOutcome {
+    record Answered(int status, @Nullable String retryAfter, boolean replayed) implements AttemptOutcome {
     }
 
     /**

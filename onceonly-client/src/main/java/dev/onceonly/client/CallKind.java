@@ -6,8 +6,10 @@ import java.util.Set;
 /**
  * How a call is treated, from its method and whether it carries an {@code Idempotency-Key}.
  *
- * <p>Why three kinds: a keyed call is safe to repeat because the server deduplicates it by key, and only for it does
- * 409 mean "the first request with this key is still running". GET, HEAD, PUT, DELETE, OPTIONS and TRACE are
+ * <p>Why three kinds: a keyed call is safe to repeat because the server deduplicates it by key, and only for it can
+ * 409 mean "the first request with this key is still running": the protocol's {@code request-in-progress} answer,
+ * which carries {@code Retry-After} and is never a replay. A 409 without {@code Retry-After}, or one replayed, is the
+ * business answer of the first request (say {@code form-token-used}), final however often it is asked for. GET, HEAD, PUT, DELETE, OPTIONS and TRACE are
  * idempotent by HTTP semantics (RFC 9110, 9.2.2), so they are repeated without a key. Anything else (an unkeyed
  * method we know nothing about, such as a WebDAV or custom one) is sent once.
  */
@@ -41,7 +43,8 @@ enum CallKind {
             case AttemptOutcome.Failed failed -> true;
             case AttemptOutcome.Answered answered -> {
                 int status = answered.status();
-                yield status == 429 || TRANSIENT_SERVER_ERRORS.contains(status) || (this == KEYED && status == 409);
+                yield status == 429 || TRANSIENT_SERVER_ERRORS.contains(status)
+                        || (this == KEYED && status == 409 && answered.retryAfter() != null && !answered.replayed());
             }
         };
     }

@@ -45,6 +45,11 @@ public final class IdempotencyKeyInterceptor implements ClientHttpRequestInterce
         }
 
         @Override
+        public boolean replayed(ClientHttpResponse response) {
+            return wasReplayed(response.getHeaders());
+        }
+
+        @Override
         public void discard(ClientHttpResponse response) {
             response.close();
         }

@@ -36,6 +36,9 @@ final class RetryLoop {
 
         @Nullable String retryAfter(R response);
 
+        /** Whether the response is marked {@code Idempotent-Replayed: true}. */
+        boolean replayed(R response);
+
         /** Releases a response that a retry supersedes. */
         void discard(R response) throws IOException;
     }
@@ -58,7 +61,8 @@ final class RetryLoop {
             AttemptOutcome outcome;
             try {
                 response = attempt.execute();
-                outcome = new AttemptOutcome.Answered(responses.status(response), responses.retryAfter(response));
+                outcome = new AttemptOutcome.Answered(responses.status(response), responses.retryAfter(response),
+                        responses.replayed(response));
             } catch (IOException failure) {
                 if (response != null) {
                     // Answered, but its status could not be read: as good as no answer.

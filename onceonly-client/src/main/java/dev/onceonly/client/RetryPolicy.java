@@ -12,8 +12,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@link IdempotencyKeyInterceptor}.
  *
  * <p>What is repeated: connection failures and timeouts (any {@link java.io.IOException}), 429, 500, 502, 503 and
- * 504, and, for calls that carry an {@code Idempotency-Key}, 409 (the first request with that key is still running).
- * Never 422 or any other 4xx, and never a call that is neither keyed nor idempotent by its method.
+ * 504, and, for calls that carry an {@code Idempotency-Key}, a 409 with {@code Retry-After} that is not a replay (the
+ * first request with that key is still running), never a 409 that is the first request's business answer. Never 422 or any other 4xx, and never a call that is neither keyed nor idempotent by its method.
  *
  * <p>How long it waits: the server's {@code Retry-After} (seconds or HTTP-date) when it sent one, else full-jitter
  * exponential backoff, a uniformly random wait between zero and

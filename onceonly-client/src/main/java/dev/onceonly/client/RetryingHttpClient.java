@@ -39,6 +39,11 @@ public final class RetryingHttpClient {
         }
 
         @Override
+        public boolean replayed(HttpResponse<?> response) {
+            return IdempotentCalls.wasReplayed(response);
+        }
+
+        @Override
         public void discard(HttpResponse<?> response) throws IOException {
             if (response.body() instanceof AutoCloseable closeable) {
                 try {

@@ -26,13 +26,29 @@ class RetryPolicyTest {
     }
 
     private static AttemptOutcome status(int status) {
-        return new AttemptOutcome.Answered(status, null);
+        return new AttemptOutcome.Answered(status, null, false);
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {409, 429, 500, 502, 503, 504})
+    @ValueSource(ints = {429, 500, 502, 503, 504})
     void keyedCallIsRetriedOnTransientAnswers(int status) {
         assertThat(decide(CallKind.KEYED, 1, status(status), PLENTY)).isInstanceOf(RetryDecision.Retry.class);
+    }
+
+    @Test
+    void keyedCallIsRetriedWhileItsFirstRequestIsInProgress() {
+        assertThat(decide(CallKind.KEYED, 1, new AttemptOutcome.Answered(409, "1", false), PLENTY))
+                .isInstanceOf(RetryDecision.Retry.class);
+    }
+
+    // issue 39: every 409 of a keyed call was retried, also the stored business answer of its first request.
+    @Test
+    void conflictThatIsTheFirstRequestsBusinessAnswerIsFinal() {
+        assertThat(decide(CallKind.KEYED, 1, new AttemptOutcome.Answered(409, null, false), PLENTY))
+                .as("a 409 without Retry-After, such as form-token-used")
+                .isEqualTo(new RetryDecision.Stop(RetryDecision.Reason.FINAL));
+        assertThat(decide(CallKind.KEYED, 1, new AttemptOutcome.Answered(409, "1", true), PLENTY))
+                .as("a replayed 409").isEqualTo(new RetryDecision.Stop(RetryDecision.Reason.FINAL));
     }
 
     @ParameterizedTest
@@ -64,13 +80,13 @@ class RetryPolicyTest {
 
     @Test
     void retryAfterSecondsAreWaitedExactly() {
-        assertThat(decide(CallKind.KEYED, 1, new AttemptOutcome.Answered(409, "3"), PLENTY))
+        assertThat(decide(CallKind.KEYED, 1, new AttemptOutcome.Answered(409, "3", false), PLENTY))
                 .isEqualTo(new RetryDecision.Retry(Duration.ofSeconds(3)));
     }
 
     @Test
     void retryAfterDateIsWaitedUntil() {
-        AttemptOutcome outcome = new AttemptOutcome.Answered(429, "Tue, 01 Dec 2026 10:00:07 GMT");
+        AttemptOutcome outcome = new AttemptOutcome.Answered(429, "Tue, 01 Dec 2026 10:00:07 GMT", false);
 
         assertThat(decide(CallKind.KEYED, 1, outcome, PLENTY))
                 .isEqualTo(new RetryDecision.Retry(Duration.ofSeconds(7)));
@@ -78,7 +94,7 @@ class RetryPolicyTest {
 
     @Test
     void retryAfterBeyondTheDeadlineStops() {
-        AttemptOutcome outcome = new AttemptOutcome.Answered(503, "30");
+        AttemptOutcome outcome = new AttemptOutcome.Answered(503, "30", false);
 
         assertThat(decide(CallKind.KEYED, 1, outcome, Duration.ofSeconds(29)))
                 .isEqualTo(new RetryDecision.Stop(RetryDecision.Reason.RETRY_AFTER_BEYOND_DEADLINE));
@@ -86,7 +102,7 @@ class RetryPolicyTest {
 
     @Test
     void unreadableRetryAfterFallsBackToTheBackoff() {
-        RetryDecision decision = decide(CallKind.KEYED, 1, new AttemptOutcome.Answered(503, "soon"), PLENTY);
+        RetryDecision decision = decide(CallKind.KEYED, 1, new AttemptOutcome.Answered(503, "soon", false), PLENTY);
 
         assertThat(decision).isInstanceOfSatisfying(RetryDecision.Retry.class,
                 retry -> assertThat(retry.delay()).isLessThanOrEqualTo(Duration.ofMillis(100)));
