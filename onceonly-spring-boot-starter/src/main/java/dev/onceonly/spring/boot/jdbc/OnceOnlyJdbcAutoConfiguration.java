@@ -50,19 +50,37 @@ public class OnceOnlyJdbcAutoConfiguration {
     @ConditionalOnMissingBean
     JdbcDialect onceOnlyJdbcDialect(DataSource dataSource) {
         String product;
+        String version;
         try (Connection connection = dataSource.getConnection()) {
             product = connection.getMetaData().getDatabaseProductName();
+            version = connection.getMetaData().getDatabaseProductVersion();
         } catch (SQLException e) {
             // Only the codes, no cause: the database's message can quote user names or other connection values.
             throw new IllegalStateException("OnceOnly could not read the database product to choose its SQL dialect: "
                     + SqlFailure.of(e));
         }
+        return dialectFor(product, version);
+    }
+
+    /**
+     * The dialect of a database, by the product name and version its driver reports. MySQL's driver calls a MariaDB
+     * server "MySQL", with "MariaDB" in the version; a MySQL server is refused (issue 39: it was given the MariaDB
+     * dialect, and every claim then failed on {@code SET STATEMENT}, which MySQL lacks).
+     */
+    static JdbcDialect dialectFor(String product, String version) {
         String name = product.toLowerCase(Locale.ROOT);
         if (name.contains("postgres")) {
             return new PostgresDialect();
         }
-        if (name.contains("mariadb") || name.contains("mysql")) {
+        boolean mariaDbServer = version.toLowerCase(Locale.ROOT).contains("mariadb");
+        if (name.contains("mariadb") || name.contains("mysql") && mariaDbServer) {
             return new MariaDbDialect();
+        }
+        if (name.contains("mysql")) {
+            throw IdempotencyConfigurationException.of("JdbcDialect", "OnceOnly does not support MySQL (" + version
+                    + ") yet: its claims bound their lock waits with MariaDB's SET STATEMENT, which MySQL lacks",
+                    "Use PostgreSQL or MariaDB 10.6+ for the idempotency records, or define a JdbcDialect bean of "
+                    + "your own for MySQL");
         }
         throw IdempotencyConfigurationException.of("JdbcDialect", "OnceOnly has no SQL dialect for " + product
                 + "; define a JdbcDialect bean");
