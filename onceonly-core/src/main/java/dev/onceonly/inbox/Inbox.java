@@ -21,7 +21,8 @@ import java.util.Objects;
  * delivery commits nothing new and gets the first delivery's result.
  *
  * <p>A consumer's records are scoped by its name (the owner) and the operation {@value #OPERATION}; the key is the
- * producer's event id or a business key such as {@code orderId:eventType}. Keep them for longer than the broker may
+ * producer's event id or a business key that identifies one event, not one kind of event ({@code orderId:version},
+ * not {@code orderId:eventType} for an event an order can have twice). Keep them for longer than the broker may
  * redeliver (its retention, a consumer group's offset retention): a key purged earlier counts as new.
  *
  * <p>Immutable and thread-safe.

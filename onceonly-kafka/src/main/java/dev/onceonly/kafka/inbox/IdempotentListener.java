@@ -30,8 +30,8 @@ public @interface IdempotentListener {
     String consumer() default "";
 
     /**
-     * The name of a {@link MessageKeyExtractor} bean that gives the key (a business key such as
-     * {@code orderId:eventType}); default: the event-id header.
+     * The name of a {@link MessageKeyExtractor} bean that gives the key (a business key that identifies one event,
+     * such as {@code orderId:version}; see there); default: the event-id header.
      */
     String key() default "";
 

@@ -4,9 +4,12 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Gives a record's message key from its content, for messages without an event id: a business key such as
- * {@code orderId:eventType}, the same on every redelivery and for every duplicate the producer sent. Named by
- * {@link IdempotentListener#key()}. Must be thread-safe.
+ * Gives a record's message key from its content, for messages without an event id: a business key that identifies
+ * one event, not one kind of event, the same on every redelivery and for every duplicate the producer sent. Such
+ * as {@code orderId:version} (the aggregate's version the event carries), or {@code orderId:eventType} only for a
+ * transition that happens once per order (paid, refunded): for an event that recurs (a second
+ * {@code OrderUpdated}) that key makes every later one a duplicate for the whole retention, and it is dropped.
+ * Named by {@link IdempotentListener#key()}. Must be thread-safe.
  */
 @FunctionalInterface
 public interface MessageKeyExtractor {
