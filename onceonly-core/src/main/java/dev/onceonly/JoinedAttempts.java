@@ -112,10 +112,43 @@ record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock cl
             log.debug("Executed in the caller's transaction: operation={} key={} attempt={} decision={}",
                     scope.operation(), scope.key(), token.attempt(), decision);
             return new IdempotentResult<>(value, false);
+        } catch (OutcomeUnknownException unknown) {
+            rollBackOnly(scope);
+            storeApart(scope, fingerprint, unknown.outcome());
+            throw unknown;
         } catch (Exception | Error e) {
             // The claim and what the work wrote must roll back together, even if the caller catches this.
             rollBackOnly(scope);
             throw e;
         }
+    }
+
+    /**
+     * Work that may have taken effect elsewhere (a remote call) cannot be rolled back with the claim: once the
+     * caller's transaction has rolled back, its outcome is stored final in a transaction of its own, so that the
+     * redelivery replays it instead of running the work again (issue 39: it ran again, silently). A process that
+     * dies in between, or a store that fails then, leaves the key free: said loudly, as the work may run again.
+     */
+    private void storeApart(IdempotencyScope scope, Fingerprint fingerprint, StoredResponse outcome) {
+        runner.afterCompletion(committed -> {
+            if (committed) {
+                return; // a runner that could not mark its transaction rollback-only: the claim stands
+            }
+            try {
+                Instant now = clock.instant();
+                ClaimRequest request = records.claimRequest(scope, fingerprint, now, Duration.ZERO, true);
+                Completion completion = records.completion(Decision.FAILED_FINAL, outcome, now, request.expiresAt());
+                boolean stored = runner.inNewTransaction(() -> store.claim(request, now)
+                        instanceof ClaimResult.Claimed claimed
+                        && store.complete(scope, claimed.token(), completion, now));
+                log.warn("Outcome unknown in the caller's transaction: operation={} key={}; {}", scope.operation(),
+                        scope.key(), stored ? "its outcome is stored apart and replayed to redeliveries"
+                                : "another attempt holds the key now");
+            } catch (RuntimeException e) {
+                log.error("Outcome unknown in the caller's transaction: operation={} key={}, and it could not be "
+                        + "stored apart ({}); a redelivery runs the work again", scope.operation(), scope.key(),
+                        e.getClass().getName());
+            }
+        });
     }
 }

@@ -16,6 +16,16 @@ public interface TransactionRunner {
     <T> T inTransaction(Supplier<T> work);
 
     /**
+     * Runs work in a transaction of its own, which commits when the work returns, also while a transaction of the
+     * calling thread is active or ending (from an {@link #afterCompletion} callback): for what joined mode must
+     * store apart from the caller's transaction, which rolled back. Runners that cannot throw
+     * {@link UnsupportedOperationException}.
+     */
+    default <T> T inNewTransaction(Supplier<T> work) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot run a transaction of its own");
+    }
+
+    /**
      * Whether the calling thread runs in a transaction that the store joins: the one joined mode works in.
      * Runners that cannot tell answer {@code false}, and joined mode then refuses to run.
      */

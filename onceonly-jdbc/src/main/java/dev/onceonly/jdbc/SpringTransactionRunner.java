@@ -36,6 +36,8 @@ public final class SpringTransactionRunner implements TransactionRunner {
     private final TransactionTemplate transactionTemplate;
     /** Joins a transaction of the same manager, and fails where there is none: never begins one. */
     private final TransactionTemplate joinOnly;
+    /** Always begins a transaction, suspending the thread's own while it runs. */
+    private final TransactionTemplate requiresNew;
     /** The manager, if all its commits do is its connection's commit; else {@code null}. */
     private final @Nullable DataSourceTransactionManager commitsOnConnection;
 
@@ -46,6 +48,8 @@ public final class SpringTransactionRunner implements TransactionRunner {
         this.joinOnly = new TransactionTemplate(manager);
         this.commitsOnConnection = commitsOnConnection(manager);
         this.joinOnly.setPropagationBehavior(TransactionDefinition.PROPAGATION_MANDATORY);
+        this.requiresNew = new TransactionTemplate(manager);
+        this.requiresNew.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
     }
 
     /**
@@ -112,6 +116,21 @@ public final class SpringTransactionRunner implements TransactionRunner {
             if (outer != null) {
                 TransactionSynchronizationManager.bindResource(DeferredCompletion.COMMITS_ON_CONNECTION, outer);
             }
+        }
+    }
+
+    /**
+     * {@code PROPAGATION_REQUIRES_NEW}, which Spring prescribes for a transaction begun in a callback after another
+     * ended, whose resources are still bound to the thread.
+     *
+     * @throws IdempotencyStoreException if the transaction cannot begin or commit
+     */
+    @Override
+    public <T> T inNewTransaction(Supplier<T> work) {
+        try {
+            return requiresNew.execute(status -> work.get());
+        } catch (CannotCreateTransactionException | TransactionSystemException e) {
+            throw cannotBeginOrCommit(e);
         }
     }
 

@@ -8,8 +8,13 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
+import dev.onceonly.IdempotentResult;
 import dev.onceonly.OutcomeCodec;
+import dev.onceonly.OutcomeUnknownException;
+import dev.onceonly.StoredResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -63,6 +68,34 @@ class PostgresSpringJoinedModeIT {
         assertThat(JDBC.queryForObject("SELECT count(*) FROM onceonly_it_joined WHERE owner = ?", Integer.class,
                 owner)).isZero();
         assertThat(joined.find(scope)).isEmpty();
+    }
+
+    // issue 39: the outcome rolled back with the claim, and the redelivery ran the work (a remote call) again.
+    @Test
+    void outcomeUnknownOutlivesTheCallersRollbackSoTheRedeliveryDoesNotRunTheWorkAgain() {
+        IdempotencyScope scope = IdempotencyScope.of(owner, "consume",
+                IdempotencyKey.of(UUID.randomUUID().toString()));
+        Fingerprint message = Fingerprint.builder().method("MESSAGE").build();
+        StoredResponse unknown = StoredResponse.of(502, "{\"title\":\"the provider timed out\"}"
+                .getBytes(StandardCharsets.UTF_8));
+        AtomicInteger calls = new AtomicInteger();
+        TransactionTemplate delivery = new TransactionTemplate(transactionManager);
+
+        assertThatThrownBy(() -> delivery.executeWithoutResult(status -> joined.execute(scope, message,
+                OutcomeCodec.identity(), attempt -> {
+                    calls.incrementAndGet();
+                    throw OutcomeUnknownException.storing("the remote call timed out", unknown);
+                }))).isInstanceOf(OutcomeUnknownException.class);
+        IdempotentResult<StoredResponse> redelivery = delivery.execute(status -> joined.execute(scope, message,
+                OutcomeCodec.identity(), attempt -> {
+                    calls.incrementAndGet();
+                    return StoredResponse.result(new byte[0]);
+                }));
+
+        assertThat(calls).hasValue(1);
+        assertThat(redelivery).isNotNull();
+        assertThat(redelivery.replayed()).isTrue();
+        assertThat(redelivery.value().status()).isEqualTo(502);
     }
 
     @Test
