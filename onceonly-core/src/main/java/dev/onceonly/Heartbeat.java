@@ -5,9 +5,11 @@ import dev.onceonly.spi.LeaseToken;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +19,14 @@ import org.slf4j.LoggerFactory;
  * {@link IdempotencyStore#renew}, until {@link #stop()}. A renewal the store refuses means the record was taken
  * over: the attempt is lost for good. A renewal that fails (store unreachable) is tried again at the next beat;
  * while none got through, the attempt counts as lost once its last confirmed lease has run out, since another
- * attempt may then take it over. Thread-safe.
+ * attempt may then take it over.
+ *
+ * <p>The scheduler only ticks: each renewal runs on the renewal executor (a virtual thread by default), and a beat
+ * is skipped while the attempt's previous renewal is still under way, so that renewals stuck on a stalled
+ * connection hold up their own attempt only, never every attempt of the process (issue 39: two stuck renewals on
+ * the scheduler's two threads stopped all). An attempt whose work outlives the maximum attempt duration is no
+ * longer renewed: its lease runs out and another instance may take the record over, rather than a hung handler
+ * holding its key on every instance until a restart. Thread-safe.
  */
 final class Heartbeat {
 
@@ -29,32 +38,62 @@ final class Heartbeat {
     private final IdempotencyScope scope;
     private final LeaseToken token;
     private final Duration leaseDuration;
+    private final Executor renewals;
+    /** When renewals end, however long the work goes on. */
+    private final Instant renewUntil;
+    /** Whether a renewal is under way; a beat meanwhile is skipped. */
+    private final AtomicBoolean renewing = new AtomicBoolean();
     private volatile Instant confirmedUntil;
     private volatile boolean refused;
     private volatile boolean stopped;
     /** Set right after scheduling; a beat that runs before sees {@code null} and cannot cancel itself. */
     private volatile @Nullable ScheduledFuture<?> beats;
 
-    private Heartbeat(IdempotencyStore store, Clock clock, IdempotencyScope scope, LeaseToken token,
-            Instant leaseExpiresAt, Duration leaseDuration) {
+    private Heartbeat(IdempotencyStore store, Clock clock, Executor renewals, IdempotencyScope scope,
+            LeaseToken token, Instant leaseExpiresAt, Duration leaseDuration, Duration maxAttemptDuration) {
         this.store = store;
         this.clock = clock;
+        this.renewals = renewals;
         this.scope = scope;
         this.token = token;
         this.leaseDuration = leaseDuration;
         this.confirmedUntil = leaseExpiresAt;
+        this.renewUntil = clock.instant().plus(maxAttemptDuration);
     }
 
     private void schedule(ScheduledExecutorService scheduler) {
         long period = Math.max(1, leaseDuration.toMillis() / 3);
-        beats = scheduler.scheduleAtFixedRate(this::beat, period, period, TimeUnit.MILLISECONDS);
+        beats = scheduler.scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
     }
 
+    /** Starts renewing the lease of an attempt whose work starts now. */
     static Heartbeat start(IdempotencyStore store, Clock clock, ScheduledExecutorService scheduler,
-            IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt, Duration leaseDuration) {
-        Heartbeat heartbeat = new Heartbeat(store, clock, scope, token, leaseExpiresAt, leaseDuration);
+            Executor renewals, IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt,
+            Duration leaseDuration, Duration maxAttemptDuration) {
+        Heartbeat heartbeat = new Heartbeat(store, clock, renewals, scope, token, leaseExpiresAt, leaseDuration,
+                maxAttemptDuration);
         heartbeat.schedule(scheduler);
         return heartbeat;
+    }
+
+    /** The scheduler's beat: hands the renewal to the renewal executor, unless the last one is still under way. */
+    private void tick() {
+        if (refused || stopped || !renewing.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            renewals.execute(() -> {
+                try {
+                    beat();
+                } finally {
+                    renewing.set(false);
+                }
+            });
+        } catch (RuntimeException rejected) {
+            renewing.set(false);
+            log.warn("Could not start the renewal of operation={} key={} attempt={} ({}); trying again at the next "
+                    + "beat", scope.operation(), scope.key(), token.attempt(), rejected.getClass().getName());
+        }
     }
 
     /** Whether the attempt may no longer own its record. */
@@ -62,12 +101,20 @@ final class Heartbeat {
         return refused || !confirmedUntil.isAfter(clock.instant());
     }
 
-    /** Renews the lease once; the scheduler calls it, and so may a test. */
+    /** Renews the lease once; the renewal executor runs it. */
     void beat() {
         if (refused || stopped) {
             return;
         }
         Instant now = clock.instant();
+        if (!now.isBefore(renewUntil)) {
+            stopped = true;
+            cancel();
+            log.warn("Attempt too long: operation={} key={} attempt={} has run for the maximum attempt duration; "
+                    + "its lease is no longer renewed, and another instance may take the record over once it runs "
+                    + "out", scope.operation(), scope.key(), token.attempt());
+            return;
+        }
         Instant until = now.plus(leaseDuration);
         try {
             if (store.renew(scope, token, until, now)) {

@@ -13,6 +13,8 @@ public final class IdempotencyDefaults {
     public static final int KEY_MAX_LENGTH = 128;
     /** How long a leased attempt owns its record before a retry may take it over: 30 seconds. */
     public static final String LEASE_DURATION = "PT30S";
+    /** How long a leased attempt's lease is renewed at most, however long its work runs: 15 minutes. */
+    public static final String MAX_ATTEMPT_DURATION = "PT15M";
     /** How long a duplicate waits for a running attempt before it is refused: 1 second. */
     public static final String WAIT_TIMEOUT = "PT1S";
     /** The retry hint a refused duplicate gets: 1 second. */

@@ -107,7 +107,8 @@ public final class IdempotencyEngine {
         TransactionRunner runner = settings.transactions;
         this.writesOnce = mode == IdempotencyMode.TRANSACTIONAL && settings.writeOnce && store.insertsFinished();
         LeasedAttempts leased = new LeasedAttempts(store, settings.clock, records, settings.outcomePolicy,
-                settings.retryPolicy, settings.heartbeats != null ? settings.heartbeats : DefaultHeartbeats.SCHEDULER,
+                settings.retryPolicy, new Heartbeats(settings.heartbeats != null ? settings.heartbeats
+                        : DefaultHeartbeats.SCHEDULER, settings.renewals, settings.maxAttemptDuration),
                 settings.pollInterval, settings.retryAfter, settings.exhaustedOutcome);
         this.asynchronous = new AsynchronousAttempts(store, settings.clock, records, leased, settings.waitTimeout,
                 settings.retryAfter);
@@ -379,7 +380,7 @@ public final class IdempotencyEngine {
      * Asks the shared cache first: a finished outcome is replayed and an attempt running on another instance waited
      * for, both without the store (a duplicate still marked as running when its wait is over asks the store once,
      * which refuses it only if the attempt really runs; with write-once, whose attempts have no record while they
-     * run, the marker alone refuses it); otherwise the attempt goes to the store, marked as running while it does.
+     * run, it reads the record once and is refused unless the record is finished); otherwise the attempt goes to the store, marked as running while it does.
      */
     private <T, X extends Exception> IdempotentResult<T> attemptPastSharedCache(OutcomeCache shared,
             IdempotencyScope scope, Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
@@ -399,8 +400,16 @@ public final class IdempotencyEngine {
                     }
                     if (!pauseBeforePolling(deadline)) {
                         if (writesOnce) {
-                            // The attempt may be one that writes once: it has no record yet, so only its marker
-                            // tells that it runs.
+                            // The attempt may be one that writes once: it has no record while it runs, so only its
+                            // marker tells that it does. But a marker also outlives an attempt that committed when
+                            // Redis failed between the commit and the remembering: a finished record answers
+                            // (issue 39: such duplicates were refused for the marker's whole time to live).
+                            IdempotentResult<T> committed = settings.store.find(scope)
+                                    .map(record -> records.replayOrWait(scope, fingerprint, record, codec))
+                                    .orElse(null);
+                            if (committed != null) {
+                                return committed;
+                            }
                             log.debug("Request in progress on another instance: operation={} key={}",
                                     scope.operation(), scope.key());
                             throw RequestInProgressException.of(scope, settings.retryAfter);

@@ -1,18 +1,16 @@
 package dev.onceonly;
 
-import dev.onceonly.internal.JsonStrings;
 import dev.onceonly.internal.ReplayCache;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.OutcomeCache;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -49,7 +47,10 @@ public final class IdempotencyEngineBuilder implements Cloneable {
     KeyStorage keyStorage = KeyStorage.raw();
     RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
     @Nullable ScheduledExecutorService heartbeats;
-    Function<IdempotencyScope, StoredResponse> exhaustedOutcome = IdempotencyEngineBuilder::exhaustedProblem;
+    /** A virtual thread per renewal: a renewal stuck on the store holds up no other. */
+    Executor renewals = task -> Thread.ofVirtual().name("onceonly-renewal").start(task);
+    Duration maxAttemptDuration = Duration.parse(IdempotencyDefaults.MAX_ATTEMPT_DURATION);
+    Function<IdempotencyScope, StoredResponse> exhaustedOutcome = StoredProblems::attemptsExhausted;
 
     IdempotencyEngineBuilder(IdempotencyStore store) {
         this.store = Objects.requireNonNull(store, "store");
@@ -165,8 +166,9 @@ public final class IdempotencyEngineBuilder implements Cloneable {
      * missed, and the attempt that loses it rolls its work back and replays the winner. Only for operations whose
      * work has no effect outside the store's transaction (no call to another system, no message, no Redis write):
      * the losing attempt's work runs before it loses, where a claim would have stopped it. Duplicates then trust the
-     * marker to the end of their wait (an attempt that writes once has no record while it runs), so a marker that
-     * outlived its attempt refuses them until it expires. Default {@code false}.
+     * marker to the end of their wait (an attempt that writes once has no record while it runs), then read the record
+     * once: a finished one is replayed (its attempt committed, and Redis failed before it remembered the outcome),
+     * and without one they are refused while the marker lasts. Default {@code false}.
      */
     public IdempotencyEngineBuilder writeOnce(boolean writeOnce) {
         this.writeOnce = writeOnce;
@@ -192,12 +194,31 @@ public final class IdempotencyEngineBuilder implements Cloneable {
     }
 
     /**
-     * Where leased attempts renew their leases, every third of the lease while the work runs. Default: one daemon
-     * thread shared by every engine of this class loader that has none set; an application that runs many
-     * leased attempts at once, or whose store can stall, sets its own (renewals block on the store).
+     * What ticks the heartbeats of leased attempts, every third of the lease while the work runs; the renewals
+     * themselves run on the {@link #renewalExecutor}, so the ticks never block on the store. Default: one daemon
+     * thread shared by every engine of this class loader that has none set.
      */
     public IdempotencyEngineBuilder heartbeatScheduler(ScheduledExecutorService scheduler) {
         this.heartbeats = Objects.requireNonNull(scheduler, "scheduler");
+        return this;
+    }
+
+    /**
+     * Where each lease renewal runs; default a virtual thread of its own, so that renewals stuck on a stalled
+     * connection hold up only their own attempt. An attempt's next renewal waits until its last one has ended.
+     */
+    public IdempotencyEngineBuilder renewalExecutor(Executor renewals) {
+        this.renewals = Objects.requireNonNull(renewals, "renewals");
+        return this;
+    }
+
+    /**
+     * How long a leased attempt's lease is renewed at most; default 15 minutes. Work that runs longer (a handler
+     * that hangs) then loses its lease once it runs out, and another instance may take the record over (with the
+     * same downstream keys), instead of every duplicate on every instance being refused until a restart.
+     */
+    public IdempotencyEngineBuilder maxAttemptDuration(Duration maxAttemptDuration) {
+        this.maxAttemptDuration = positive("maxAttemptDuration", maxAttemptDuration);
         return this;
     }
 
@@ -225,15 +246,6 @@ public final class IdempotencyEngineBuilder implements Cloneable {
         } catch (CloneNotSupportedException e) {
             throw new AssertionError("the builder is Cloneable", e);
         }
-    }
-
-    private static StoredResponse exhaustedProblem(IdempotencyScope scope) {
-        StringBuilder body = new StringBuilder("{\"type\":\"https://onceonly.dev/problems/attempts-exhausted\","
-                + "\"title\":\"Attempts exhausted\",\"status\":500,\"detail\":");
-        JsonStrings.quote("Operation '" + scope.operation() + "' failed on every attempt allowed; it is not tried "
-                + "again for this key", body).append('}');
-        return StoredResponse.of(500, Map.of("Content-Type", List.of("application/problem+json")),
-                body.toString().getBytes(StandardCharsets.UTF_8), null);
     }
 
     /** The mode {@link #build()} gives the engine. */

@@ -12,7 +12,6 @@ import dev.onceonly.spi.Release;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -29,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * @param exhausted the final outcome of a record whose last attempt threw instead of returning a result
  */
 record LeasedAttempts(IdempotencyStore store, Clock clock, Records records, OutcomePolicy outcomePolicy,
-        RetryPolicy retryPolicy, ScheduledExecutorService heartbeats, Duration pollInterval, Duration retryAfter,
+        RetryPolicy retryPolicy, Heartbeats heartbeats, Duration pollInterval, Duration retryAfter,
         Function<IdempotencyScope, StoredResponse> exhausted) implements Attempts {
 
     /** The engine's category, which users configure. */
@@ -91,7 +90,7 @@ record LeasedAttempts(IdempotencyStore store, Clock clock, Records records, Outc
         Heartbeat heartbeat = null;
         T value;
         try {
-            heartbeat = Heartbeat.start(store, clock, heartbeats, scope, token, request.leaseExpiresAt(),
+            heartbeat = heartbeats.start(store, clock, scope, token, request.leaseExpiresAt(),
                     records.leaseDuration());
             Attempt attempt = new Attempt(scope, token, claimed.failures(), heartbeat::isLost);
             LogFields.attempt(token.attempt());
@@ -116,11 +115,25 @@ record LeasedAttempts(IdempotencyStore store, Clock clock, Records records, Outc
             fail(scope, fingerprint, token, claimed.failures(), request.expiresAt(), null);
             throw failure;
         }
+        // Encoding and classifying are part of the attempt, under its heartbeat.
+        StoredResponse response;
+        Decision decision;
+        try {
+            response = codec.encode(value);
+            decision = outcomePolicy.classify(response);
+        } catch (RuntimeException | Error unstorable) {
+            // The work has taken effect, but its outcome cannot be stored: a retry must not repeat the effect
+            // (issue 39: the record stayed PROCESSING, and the work ran again once the lease ran out).
+            heartbeat.stop();
+            log.warn("The outcome of operation={} key={} attempt={} could not be encoded or classified ({}); the "
+                    + "key ends with a problem", scope.operation(), scope.key(), token.attempt(),
+                    unstorable.getClass().getName());
+            store(scope, fingerprint, token, request.expiresAt(), Decision.FAILED_FINAL, StoredProblems.outcomeNotStorable(scope));
+            throw unstorable;
+        }
         heartbeat.stop();
         // The work has taken effect: only a retryable outcome (which the policy says a retry may repeat) releases
         // the key; any other is stored, lest a retry repeat the effect.
-        StoredResponse response = codec.encode(value);
-        Decision decision = outcomePolicy.classify(response);
         log.debug("Executed: operation={} key={} attempt={} status={}", scope.operation(), scope.key(),
                 token.attempt(), response.status());
         boolean kept = decision == Decision.RETRYABLE

@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -38,8 +39,8 @@ class HeartbeatTest {
         IdempotencyScope scope = new IdempotencyScope("alice", "pay", IdempotencyKey.of("k-1234567890abcdef"));
         Instant now = Instant.now();
 
-        Heartbeat heartbeat = Heartbeat.start(store, Clock.systemUTC(), scheduler, scope, new LeaseToken(1, now),
-                now.plusSeconds(30), Duration.ofMillis(30));
+        Heartbeat heartbeat = Heartbeat.start(store, Clock.systemUTC(), scheduler, Runnable::run, scope,
+                new LeaseToken(1, now), now.plusSeconds(30), Duration.ofMillis(30), Duration.ofHours(1));
         try {
             assertThat(renewals.await(30, TimeUnit.SECONDS)).isTrue();
         } finally {
@@ -47,5 +48,46 @@ class HeartbeatTest {
             scheduler.shutdownNow();
         }
         assertThat(thrown).isTrue();
+    }
+
+    // issue 39: renewals ran on the scheduler's threads, and renewals stuck on the store stopped every other one.
+    @Test
+    void renewalStuckOnTheStoreHoldsUpNoOtherAttemptsRenewals() throws InterruptedException {
+        IdempotencyScope stuckScope = new IdempotencyScope("alice", "pay", IdempotencyKey.of("stuck-1234567890abcdef"));
+        IdempotencyScope freeScope = new IdempotencyScope("alice", "pay", IdempotencyKey.of("free-1234567890abcdef"));
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch freeRenewals = new CountDownLatch(3);
+        IdempotencyStore store = new ForwardingIdempotencyStore(new InMemoryIdempotencyStore()) {
+            @Override
+            public boolean renew(IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt, Instant now) {
+                if (scope.equals(stuckScope)) {
+                    try {
+                        release.await(); // a half-open connection
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                } else {
+                    freeRenewals.countDown();
+                }
+                return true;
+            }
+        };
+        // One scheduler thread, as a busy pool would leave: the stuck renewal must not take it.
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        Instant now = Instant.now();
+        Executor virtualThreads = task -> Thread.ofVirtual().start(task);
+
+        Heartbeat stuck = Heartbeat.start(store, Clock.systemUTC(), scheduler, virtualThreads, stuckScope,
+                new LeaseToken(1, now), now.plusSeconds(30), Duration.ofMillis(30), Duration.ofHours(1));
+        Heartbeat free = Heartbeat.start(store, Clock.systemUTC(), scheduler, virtualThreads, freeScope,
+                new LeaseToken(1, now), now.plusSeconds(30), Duration.ofMillis(30), Duration.ofHours(1));
+        try {
+            assertThat(freeRenewals.await(30, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            release.countDown();
+            stuck.stop();
+            free.stop();
+            scheduler.shutdownNow();
+        }
     }
 }

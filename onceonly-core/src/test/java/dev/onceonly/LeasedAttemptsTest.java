@@ -47,7 +47,7 @@ class LeasedAttemptsTest {
 
     private IdempotencyEngineBuilder engine() {
         return IdempotencyEngine.builder(store).clock(clock).leaseDuration(LEASE).waitTimeout(Duration.ZERO)
-                .heartbeatScheduler(heartbeats);
+                .heartbeatScheduler(heartbeats).renewalExecutor(Runnable::run);
     }
 
     private final IdempotencyEngine here = engine().build();
@@ -320,5 +320,46 @@ class LeasedAttemptsTest {
                 new IdempotentResult<>("charge 2", false), new IdempotentResult<>("charge 3", false),
                 new IdempotentResult<>("charge 4", false));
         assertThat(store.find(scope).orElseThrow().attempt()).isEqualTo(1);
+    }
+
+    // issue 39: a result the codec could not encode left the record PROCESSING, and the work ran again once the lease
+    // ran out.
+    @Test
+    void workWhoseResultCannotBeEncodedEndsItsKeyWithAProblemAndNeverRunsAgain() {
+        OutcomeCodec<String> unencodable = OutcomeCodec.of(result -> {
+            throw new IllegalStateException("not serialisable");
+        }, StoredResponse::bodyAsString);
+
+        assertThatThrownBy(() -> here.execute(scope, request(), unencodable,
+                attempt -> "charge " + charges.incrementAndGet())).isInstanceOf(IllegalStateException.class);
+        clock.advance(LEASE.multipliedBy(2));
+        IdempotentResult<String> retry = elsewhere.execute(scope, request(), TEXT,
+                attempt -> "charge " + charges.incrementAndGet());
+
+        assertThat(charges).hasValue(1);
+        assertThat(retry.replayed()).isTrue();
+        assertThat(retry.value()).contains("https://onceonly.dev/problems/outcome-not-storable");
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_FINAL);
+    }
+
+    // issue 39: a handler that never returned held its key on every instance until a restart, since its heartbeat
+    // renewed the lease for as long as the process lived.
+    @Test
+    void workThatOutlivesTheMaximumAttemptDurationLosesItsLeaseToAnotherInstance() {
+        IdempotencyEngine bounded = engine().maxAttemptDuration(LEASE.multipliedBy(2)).build();
+        List<IdempotentResult<String>> takeovers = new ArrayList<>();
+
+        IdempotentResult<String> hung = bounded.execute(scope, request(), TEXT, attempt -> {
+            for (int beat = 0; beat < 12; beat++) {
+                clock.advance(LEASE.dividedBy(3));
+                heartbeats.tick();
+            }
+            takeovers.add(elsewhere.execute(scope, request(), TEXT, retry -> "charged by the takeover"));
+            assertThat(attempt.isLeaseLost()).isTrue();
+            return "the hung attempt returns at last";
+        });
+
+        assertThat(takeovers).containsExactly(new IdempotentResult<>("charged by the takeover", false));
+        assertThat(hung).isEqualTo(new IdempotentResult<>("charged by the takeover", true));
     }
 }

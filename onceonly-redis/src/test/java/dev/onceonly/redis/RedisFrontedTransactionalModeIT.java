@@ -16,6 +16,7 @@ import dev.onceonly.spi.Completion;
 import dev.onceonly.spi.ForwardingIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
+import dev.onceonly.spi.OutcomeCache;
 import dev.onceonly.spi.RecordState;
 import dev.onceonly.jdbc.PostgresTransactionalModeIT;
 import java.io.IOException;
@@ -152,6 +153,27 @@ class RedisFrontedTransactionalModeIT {
             assertThat(result).isEqualTo(new IdempotentResult<>(orderId, true));
             assertThat(committedOrders(owner)).as("the write-once attempt's order rolled back").isEqualTo(1);
             assertThat(counting.calls).containsExactly("insert-finished", "claim");
+        }
+
+        /**
+         * Redis failed between the commit and the remembering (issue 39): the marker stayed, and a write-once
+         * duplicate was refused as in progress for the marker's whole time to live although the outcome was
+         * committed. Here Redis answers the attempt's marker, then none of its calls after the commit.
+         */
+        @Test
+        void aDuplicateFacingAMarkerThatOutlivedACommittedAttemptReplaysTheRecord() {
+            String owner = "marker-" + UUID.randomUUID();
+            OutcomeCache silentAfterCommit = new SilentAfterEnter(cache(SHARED));
+            long orderId = IdempotencyEngine.builder(store()).transactions(transactions())
+                    .outcomeCache(silentAfterCommit).writeOnce(true).build()
+                    .execute(scope(owner), REQUEST, ORDER_ID, attempt -> insertOrder(owner, 1)).value();
+
+            IdempotentResult<Long> duplicate = IdempotencyEngine.builder(store()).transactions(transactions())
+                    .waitTimeout(Duration.ofMillis(200)).outcomeCache(cache(SHARED)).writeOnce(true).build()
+                    .execute(scope(owner), REQUEST, ORDER_ID, attempt -> insertOrder(owner, 2));
+
+            assertThat(duplicate).isEqualTo(new IdempotentResult<>(orderId, true));
+            assertThat(committedOrders(owner)).isEqualTo(1);
         }
 
         /** Write-once is for operations whose work stays in the transaction; by default a claim comes first. */

@@ -109,6 +109,7 @@ public class OnceOnlyAutoConfiguration {
         OnceOnlyProperties.Lease lease = properties.lease();
         set("onceonly.lease.max-attempts/backoff/max-backoff", () -> builder.retryPolicy(
                 new RetryPolicy(lease.maxAttempts(), lease.backoff(), lease.maxBackoff())));
+        set("onceonly.lease.max-attempt-duration", () -> builder.maxAttemptDuration(lease.maxAttemptDuration()));
         set("onceonly.wait-timeout", () -> builder.waitTimeout(properties.waitTimeout()));
         set("onceonly.retry-after", () -> builder.retryAfter(properties.retryAfter()));
         set("onceonly.replay-cache.time-to-live/max-size", () -> builder.replayCache(

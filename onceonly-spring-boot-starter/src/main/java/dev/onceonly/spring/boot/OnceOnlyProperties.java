@@ -155,14 +155,18 @@ public record OnceOnlyProperties(
      * @param backoff how long after its first failure a record may run again (0: at once); doubles with each
      *     failure
      * @param maxBackoff the longest backoff, at least backoff
-     * @param heartbeatThreads threads that renew running attempts' leases
+     * @param heartbeatThreads threads that tick the heartbeats of running attempts (each renewal runs on a
+     *     virtual thread of its own)
+     * @param maxAttemptDuration how long an attempt's lease is renewed at most: work that runs longer (a handler
+     *     that hangs) loses its lease, and another instance may take the record over
      */
     public record Lease(
             @DefaultValue(IdempotencyDefaults.LEASE_DURATION) Duration duration,
             @DefaultValue("" + IdempotencyDefaults.MAX_ATTEMPTS) int maxAttempts,
             @DefaultValue("0s") Duration backoff,
             @DefaultValue("5m") Duration maxBackoff,
-            @DefaultValue("2") int heartbeatThreads) {
+            @DefaultValue("2") int heartbeatThreads,
+            @DefaultValue(IdempotencyDefaults.MAX_ATTEMPT_DURATION) Duration maxAttemptDuration) {
 
         public Lease {
             if (heartbeatThreads < 1) {
