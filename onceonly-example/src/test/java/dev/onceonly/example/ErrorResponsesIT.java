@@ -111,6 +111,44 @@ class ErrorResponsesIT {
         notANumber.assertProblem(400);
     }
 
+    // issue 39: 219 of 8,000 fuzzed requests were answered 500, in three shapes.
+    @Test
+    void multipartBodyWithoutABoundaryIsNeverAServerError() throws Exception {
+        String body = "--x\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--x--\r\n";
+        RawResponse patch = send(ascii("PATCH /api/orders HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + ALICE
+                + "Content-Type: multipart/form-data\r\nContent-Length: " + body.length() + "\r\n\r\n" + body));
+        RawResponse get = send(ascii("GET /api/orders/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + ALICE
+                + "Content-Type: multipart/form-data\r\nContent-Length: " + body.length() + "\r\n\r\n" + body));
+
+        assertThat(patch.status()).as(patch.body()).isBetween(400, 499);
+        patch.assertProblem(patch.status());
+        assertThat(get.status()).as("a GET's body is not read: " + get.body()).isEqualTo(200);
+    }
+
+    @Test
+    void undecodableFormBodyOnPutPatchAndDeleteIsA4xxProblem() throws Exception {
+        for (String method : new String[] {"PUT", "PATCH", "DELETE"}) {
+            RawResponse response = send(ascii(method + " /api/orders/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                    + ALICE + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 5\r\n\r\na=%zz"));
+
+            assertThat(response.status()).as(method + " " + response.body()).isBetween(400, 499);
+            response.assertProblem(response.status());
+        }
+    }
+
+    @Test
+    void wildcardContentTypeOnTheAdministratorsEndpointIsA4xxProblem() throws Exception {
+        String body = "{\"owner\":\"alice\",\"operation\":\"x\",\"key\":\"k\",\"reason\":\"r\"}";
+        for (String method : new String[] {"GET", "POST", "DELETE"}) {
+            RawResponse response = send(ascii(method + " /actuator/onceonly?owner=alice&operation=x&key=k"
+                    + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Basic b3BzOm9wcy1wYXNz\r\n"
+                    + "Content-Type: */*\r\nContent-Length: " + body.length() + "\r\n\r\n" + body));
+
+            assertThat(response.status()).as(method + " " + response.body()).isBetween(400, 499);
+            response.assertProblem(response.status());
+        }
+    }
+
     private static byte[] order(byte[] key) throws IOException {
         ByteArrayOutputStream request = new ByteArrayOutputStream();
         request.write(("POST /api/orders HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + ALICE
