@@ -83,10 +83,16 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
             rethrowUnknown(unknown.get());
             return null;
         } catch (RollbackWithResult rolledBack) {
+            if (once && recordExists(scope, rolledBack)) {
+                return claimFirst(scope, fingerprint, codec, work, lockWait);
+            }
             @SuppressWarnings("unchecked")
             T value = (T) rolledBack.value;
             return new IdempotentResult<>(value, false);
         } catch (WorkFailed failed) {
+            if (once && recordExists(scope, failed)) {
+                return claimFirst(scope, fingerprint, codec, work, lockWait);
+            }
             @SuppressWarnings("unchecked")
             X cause = (X) failed.getCause();
             throw cause;
@@ -112,7 +118,36 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
             @SuppressWarnings("unchecked")
             T value = (T) rejection.get();
             return new IdempotentResult<>(value, false);
+        } catch (RuntimeException | Error failed) {
+            if (once && !(failed instanceof IdempotencyException) && recordExists(scope, failed)) {
+                return claimFirst(scope, fingerprint, codec, work, lockWait);
+            }
+            throw failed;
         }
+    }
+
+    /**
+     * Whether the scope has a record although a write-once attempt ran: Redis had forgotten the outcome (its TTL is
+     * shorter than the record's, a large body is never cached, Redis restarted empty), and the work ran again. Its
+     * failure or retryable result is not the answer then: the stored outcome is (issue 39). A store that cannot
+     * tell leaves the work's own failure as the answer.
+     */
+    private boolean recordExists(IdempotencyScope scope, Throwable workFailure) {
+        try {
+            return store.find(scope).isPresent();
+        } catch (RuntimeException unknown) {
+            workFailure.addSuppressed(unknown);
+            return false;
+        }
+    }
+
+    /** The write-once attempt rolled back: from now on the scope claims first, and the claim meets the record. */
+    private <T, X extends Exception> @Nullable IdempotentResult<T> claimFirst(IdempotencyScope scope,
+            Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work, Duration lockWait) throws X {
+        log.debug("A write-once attempt whose work failed met a record, claiming first: operation={} key={}",
+                scope.operation(), scope.key());
+        records.claimFirst(scope);
+        return attempt(scope, fingerprint, codec, work, lockWait);
     }
 
     private static void rethrowUnknown(@Nullable OutcomeUnknownException unknown) {

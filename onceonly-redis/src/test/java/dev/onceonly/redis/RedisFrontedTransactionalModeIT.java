@@ -176,6 +176,28 @@ class RedisFrontedTransactionalModeIT {
             assertThat(committedOrders(owner)).isEqualTo(1);
         }
 
+        /**
+         * Redis forgot an outcome the database has (its time to live is shorter than the record's; Redis restarted
+         * empty): the write-once duplicate runs the work again, and a failure of that re-run was the answer instead
+         * of the stored outcome (issue 39).
+         */
+        @Test
+        void aWriteOnceRerunThatFailsAfterRedisForgotTheOutcomeIsAnsweredWithTheStoredOutcome() {
+            String owner = "forgot-" + UUID.randomUUID();
+            long orderId = engineWithRedis(store(), SHARED).execute(scope(owner), REQUEST, ORDER_ID,
+                    attempt -> insertOrder(owner, 1)).value();
+            assertThat(cache(SHARED).forget(scope(owner))).isTrue();
+
+            IdempotentResult<Long> retry = engineWithRedis(store(), SHARED).execute(scope(owner), REQUEST, ORDER_ID,
+                    attempt -> {
+                        insertOrder(owner, 2);
+                        throw new IllegalStateException("the re-run fails");
+                    });
+
+            assertThat(retry).isEqualTo(new IdempotentResult<>(orderId, true));
+            assertThat(committedOrders(owner)).isEqualTo(1);
+        }
+
         /** Write-once is for operations whose work stays in the transaction; by default a claim comes first. */
         @Test
         void withoutWriteOnceAFirstExecutionClaimsFirstAlsoWithRedis() {

@@ -24,8 +24,10 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -118,13 +120,17 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
     private void execute(IdempotentEndpoint endpoint, IdempotencyScope scope, IdempotencyKey storedKey,
             Fingerprint fingerprint, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        BufferedResponse buffer = new BufferedResponse(response, problems, maxBufferedResponse);
-        // The handler's buffer, or the final problem that replaced it
-        AtomicReference<BufferedResponse> answer = new AtomicReference<>(buffer);
+        // The buffer of the handler's last run, or the final problem that replaced it
+        AtomicReference<@Nullable BufferedResponse> answer = new AtomicReference<>();
         AtomicBoolean started = new AtomicBoolean();
         IdempotentResult<StoredResponse> result;
         try {
             result = endpoint.engine().execute(scope, fingerprint, snapshots.codec(scope.operation()), attempt -> {
+                // A buffer of its own for every run: the engine runs the work again when a write-once attempt
+                // rolled back on meeting a record (issue 39: a second run wrote after the first's bytes, and both
+                // bodies were stored and replayed).
+                BufferedResponse buffer = new BufferedResponse(response, problems, maxBufferedResponse);
+                answer.set(buffer);
                 started.set(true);
                 request.setAttribute(AttemptArgumentResolver.ATTRIBUTE, attempt);
                 try {
@@ -151,7 +157,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 return snapshots.capture(buffer);
             });
         } catch (OutcomeUnknownException e) {
-            answer.get().sendToClient();
+            Objects.requireNonNull(answer.get(), "the handler's buffer").sendToClient();
             if (request.isAsyncStarted()) {
                 // The client has its answer; whatever the asynchronous work writes later is dropped with the buffer.
                 request.getAsyncContext().complete();
@@ -193,7 +199,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             ResponseSnapshots.replay(stored, response);
             notify(scope.operation(), Outcome.REPLAYED);
         } else {
-            buffer.sendToClient();
+            Objects.requireNonNull(answer.get(), "the handler's buffer").sendToClient();
             notify(scope.operation(), Outcome.EXECUTED);
         }
         log.debug("Idempotent request: operation={} key={} replayed={} status={}", scope.operation(), storedKey,
@@ -209,7 +215,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
      * @throws OutcomeUnknownException in leased mode
      */
     private void requireWithinBound(IdempotentEndpoint endpoint, String operation, HttpServletRequest request,
-            BufferedResponse buffer, AtomicReference<BufferedResponse> answer) throws IOException {
+            BufferedResponse buffer, AtomicReference<@Nullable BufferedResponse> answer) throws IOException {
         try {
             buffer.checkWithinBound();
         } catch (ResponseTooLargeException tooLarge) {
@@ -230,7 +236,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
      * problem is written into a buffer of its own, which becomes the {@code answer}.
      */
     private OutcomeUnknownException finalProblem(IdempotencyException problem, HttpServletRequest request,
-            BufferedResponse buffer, AtomicReference<BufferedResponse> answer) throws IOException {
+            BufferedResponse buffer, AtomicReference<@Nullable BufferedResponse> answer) throws IOException {
         buffer.seal();
         BufferedResponse problemResponse = new BufferedResponse((HttpServletResponse) buffer.getResponse(), problems,
                 maxBufferedResponse);
