@@ -3,6 +3,7 @@ package dev.onceonly;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.LeaseToken;
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Executor;
@@ -58,7 +59,16 @@ final class Heartbeat {
         this.token = token;
         this.leaseDuration = leaseDuration;
         this.confirmedUntil = leaseExpiresAt;
-        this.renewUntil = clock.instant().plus(maxAttemptDuration);
+        this.renewUntil = untilOrEnd(clock.instant(), maxAttemptDuration);
+    }
+
+    /** {@code start} plus {@code duration}, or the end of time for a duration past it (no maximum). */
+    private static Instant untilOrEnd(Instant start, Duration duration) {
+        try {
+            return start.plus(duration);
+        } catch (DateTimeException | ArithmeticException beyond) {
+            return Instant.MAX;
+        }
     }
 
     private void schedule(ScheduledExecutorService scheduler) {
@@ -89,7 +99,8 @@ final class Heartbeat {
                     renewing.set(false);
                 }
             });
-        } catch (RuntimeException rejected) {
+        } catch (Throwable rejected) {
+            // Also an Error (no thread could be made): the scheduler would never run this tick again.
             renewing.set(false);
             log.warn("Could not start the renewal of operation={} key={} attempt={} ({}); trying again at the next "
                     + "beat", scope.operation(), scope.key(), token.attempt(), rejected.getClass().getName());

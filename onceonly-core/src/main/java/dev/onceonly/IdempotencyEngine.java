@@ -404,9 +404,7 @@ public final class IdempotencyEngine {
                             // marker tells that it does. But a marker also outlives an attempt that committed when
                             // Redis failed between the commit and the remembering: a finished record answers
                             // (issue 39: such duplicates were refused for the marker's whole time to live).
-                            IdempotentResult<T> committed = settings.store.find(scope)
-                                    .map(record -> records.replayOrWait(scope, fingerprint, record, codec))
-                                    .orElse(null);
+                            IdempotentResult<T> committed = committedOutcome(scope, fingerprint, codec);
                             if (committed != null) {
                                 return committed;
                             }
@@ -438,6 +436,23 @@ public final class IdempotencyEngine {
                 }
             }
         }
+    }
+
+    /**
+     * The replay of the scope's finished, unexpired record, for a duplicate that faced another attempt's marker all
+     * through its wait; {@code null} if there is none, or if the store cannot tell now (the duplicate is then
+     * refused as in progress, as the marker says, rather than answered as if the store were down).
+     */
+    private <T> @Nullable IdempotentResult<T> committedOutcome(IdempotencyScope scope, Fingerprint fingerprint,
+            OutcomeCodec<T> codec) {
+        Optional<IdempotencyRecord> record;
+        try {
+            record = settings.store.find(scope);
+        } catch (IdempotencyStoreException unknown) {
+            return null;
+        }
+        return record.filter(found -> !found.isExpired(settings.clock.instant()))
+                .map(found -> records.replayOrWait(scope, fingerprint, found, codec)).orElse(null);
     }
 
     /**

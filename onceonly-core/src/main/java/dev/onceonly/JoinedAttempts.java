@@ -126,8 +126,10 @@ record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock cl
     /**
      * Work that may have taken effect elsewhere (a remote call) cannot be rolled back with the claim: once the
      * caller's transaction has rolled back, its outcome is stored final in a transaction of its own, so that the
-     * redelivery replays it instead of running the work again (issue 39: it ran again, silently). A process that
-     * dies in between, or a store that fails then, leaves the key free: said loudly, as the work may run again.
+     * redelivery replays it instead of running the work again (issue 39: it ran again, silently). That transaction
+     * takes a second connection from the pool while the caller's is still held. A process that dies in between, a
+     * store that fails then (a pool with no connection left), or a runner that cannot begin a transaction of its
+     * own leaves the key free: said loudly, as the work may run again.
      */
     private void storeApart(IdempotencyScope scope, Fingerprint fingerprint, StoredResponse outcome) {
         runner.afterCompletion(committed -> {

@@ -83,14 +83,14 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
             rethrowUnknown(unknown.get());
             return null;
         } catch (RollbackWithResult rolledBack) {
-            if (once && recordExists(scope, rolledBack)) {
+            if (once && recordExists(scope)) {
                 return claimFirst(scope, fingerprint, codec, work, lockWait);
             }
             @SuppressWarnings("unchecked")
             T value = (T) rolledBack.value;
             return new IdempotentResult<>(value, false);
         } catch (WorkFailed failed) {
-            if (once && recordExists(scope, failed)) {
+            if (once && recordExists(scope)) {
                 return claimFirst(scope, fingerprint, codec, work, lockWait);
             }
             @SuppressWarnings("unchecked")
@@ -119,7 +119,7 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
             T value = (T) rejection.get();
             return new IdempotentResult<>(value, false);
         } catch (RuntimeException | Error failed) {
-            if (once && !(failed instanceof IdempotencyException) && recordExists(scope, failed)) {
+            if (once && !(failed instanceof IdempotencyException) && recordExists(scope)) {
                 return claimFirst(scope, fingerprint, codec, work, lockWait);
             }
             throw failed;
@@ -127,16 +127,19 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
     }
 
     /**
-     * Whether the scope has a record although a write-once attempt ran: Redis had forgotten the outcome (its TTL is
-     * shorter than the record's, a large body is never cached, Redis restarted empty), and the work ran again. Its
-     * failure or retryable result is not the answer then: the stored outcome is (issue 39). A store that cannot
-     * tell leaves the work's own failure as the answer.
+     * Whether the scope has an unexpired record although a write-once attempt ran: Redis had forgotten the outcome
+     * (its TTL is shorter than the record's, a large body is never cached, Redis restarted empty), and the work ran
+     * again. Its failure or retryable result is not the answer then: the stored outcome is (issue 39). An expired
+     * record is no outcome, and a store that cannot tell leaves the work's own failure as the answer.
      */
-    private boolean recordExists(IdempotencyScope scope, Throwable workFailure) {
+    private boolean recordExists(IdempotencyScope scope) {
         try {
-            return store.find(scope).isPresent();
+            Instant now = clock.instant();
+            return store.find(scope).filter(record -> !record.isExpired(now)).isPresent();
         } catch (RuntimeException unknown) {
-            workFailure.addSuppressed(unknown);
+            // Only the type: a store's message is its own to log.
+            log.debug("Could not tell whether operation={} key={} has a record ({}); its work's failure is the "
+                    + "answer", scope.operation(), scope.key(), unknown.getClass().getSimpleName());
             return false;
         }
     }

@@ -90,4 +90,37 @@ class HeartbeatTest {
             scheduler.shutdownNow();
         }
     }
+
+    // A renewal executor that could not start a thread (an Error) would end the periodic tick for good.
+    @Test
+    void ticksGoOnAfterTheRenewalExecutorThrewAnError() throws InterruptedException {
+        CountDownLatch renewals = new CountDownLatch(2);
+        AtomicBoolean refused = new AtomicBoolean();
+        IdempotencyStore store = new ForwardingIdempotencyStore(new InMemoryIdempotencyStore()) {
+            @Override
+            public boolean renew(IdempotencyScope scope, LeaseToken token, Instant leaseExpiresAt, Instant now) {
+                renewals.countDown();
+                return true;
+            }
+        };
+        Executor failingOnce = task -> {
+            if (refused.compareAndSet(false, true)) {
+                throw new OutOfMemoryError("unable to create native thread");
+            }
+            task.run();
+        };
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+        IdempotencyScope scope = new IdempotencyScope("alice", "pay", IdempotencyKey.of("tick-1234567890abcdef"));
+        Instant now = Instant.now();
+
+        Heartbeat heartbeat = Heartbeat.start(store, Clock.systemUTC(), scheduler, failingOnce, scope,
+                new LeaseToken(1, now), now.plusSeconds(30), Duration.ofMillis(30), Duration.ofHours(1));
+        try {
+            assertThat(renewals.await(30, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            heartbeat.stop();
+            scheduler.shutdownNow();
+        }
+        assertThat(refused).isTrue();
+    }
 }

@@ -26,6 +26,8 @@ import org.postgresql.jdbc.AutoSave;
 public final class PostgresDialect extends JdbcDialect {
 
     private static final String LOCK_NOT_AVAILABLE = "55P03";
+    /** Where a claim keeps the caller's {@code lock_timeout} while its own bound is set. */
+    static final String SAVED_LOCK_TIMEOUT = "onceonly.saved_lock_timeout";
     private static final String SERIALIZATION_FAILURE = "40001";
     private static final String DEADLOCK_DETECTED = "40P01";
     private static final String DIVISION_BY_ZERO = "22012";
@@ -102,23 +104,28 @@ public final class PostgresDialect extends JdbcDialect {
     }
 
     /**
-     * {@code SET LOCAL lock_timeout} before the statement, in the same round trip, and back to the server's (role's,
-     * database's) setting after it where the caller's transaction goes on, so that its business statements are not
-     * held to the claim's bound. {@code lock_timeout} counts only the time spent waiting for a lock: a claim on a
-     * slow database (a disk stall, a synchronous standby) takes as long as its insert takes and is not refused as
-     * in progress. A JDBC query timeout, which the store used before, counted the statement's whole run, refused
-     * every fresh leased key once inserts took longer than 128 ms, and cancelled each such statement from the
-     * driver's one timer thread over a new connection while the database was already slow (issue 39); it also
-     * scheduled and cancelled a timer task for every claim. {@code SET LOCAL} does nothing outside a transaction,
-     * which is why a claim that commits on its own runs in a transaction of its own
-     * ({@link #claimsInTransactionOfItsOwn}); there, the commit ends the setting and no reset is sent. A
-     * session-level {@code SET lock_timeout} of the caller's is not restored after a claim in its transaction.
+     * {@code lock_timeout} set for the transaction before the statement, in the same round trip, and where the
+     * caller's transaction goes on, set back after it to what it was, the caller's own {@code SET} or {@code SET
+     * LOCAL} included (kept meanwhile in the placeholder setting {@value #SAVED_LOCK_TIMEOUT}), so that its business
+     * statements are not held to the claim's bound. {@code lock_timeout} counts only the time spent waiting for a
+     * lock: a claim on a slow database (a disk stall, a synchronous standby) takes as long as its insert takes and is
+     * not refused as in progress. A JDBC query timeout, which the store used before, counted the statement's whole
+     * run, refused every fresh leased key once inserts took longer than 128 ms, and cancelled each such statement
+     * from the driver's one timer thread over a new connection while the database was already slow (issue 39); it
+     * also scheduled and cancelled a timer task for every claim. A setting for the transaction does nothing outside
+     * one, which is why a claim that commits on its own runs in a transaction of its own
+     * ({@link #claimsInTransactionOfItsOwn}); there, the commit ends the setting and nothing is set back.
      */
     @Override
     protected String boundedWrite(String statement, Duration lockWait, boolean transactionGoesOn) {
         // Never 0, which lock_timeout reads as "wait forever".
-        String bounded = "SET LOCAL lock_timeout = '" + lockBoundMillis(lockWait) + "ms'; " + statement;
-        return transactionGoesOn ? bounded + "; SET LOCAL lock_timeout = DEFAULT" : bounded;
+        String bound = "'" + lockBoundMillis(lockWait) + "ms'";
+        if (!transactionGoesOn) {
+            return "SET LOCAL lock_timeout = " + bound + "; " + statement;
+        }
+        return "SELECT set_config('" + SAVED_LOCK_TIMEOUT + "', current_setting('lock_timeout'), true),"
+                + " set_config('lock_timeout', " + bound + ", true); " + statement
+                + "; SELECT set_config('lock_timeout', current_setting('" + SAVED_LOCK_TIMEOUT + "'), true)";
     }
 
     /** {@code SET LOCAL} bounds nothing outside a transaction (see {@link #boundedWrite}). */

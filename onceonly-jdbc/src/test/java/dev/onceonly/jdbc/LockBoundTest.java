@@ -21,8 +21,10 @@ class LockBoundTest {
 
         assertThat(postgres.boundedWrite(CLAIM, Duration.ZERO, false))
                 .isEqualTo("SET LOCAL lock_timeout = '128ms'; INSERT …");
-        assertThat(postgres.boundedWrite(CLAIM, Duration.ofMillis(2500), true))
-                .isEqualTo("SET LOCAL lock_timeout = '2048ms'; INSERT …; SET LOCAL lock_timeout = DEFAULT");
+        assertThat(postgres.boundedWrite(CLAIM, Duration.ofMillis(2500), true)).isEqualTo("SELECT set_config("
+                + "'onceonly.saved_lock_timeout', current_setting('lock_timeout'), true), set_config('lock_timeout', "
+                + "'2048ms', true); INSERT …; SELECT set_config('lock_timeout', "
+                + "current_setting('onceonly.saved_lock_timeout'), true)");
         assertThat(postgres.boundedRead("SELECT …", Duration.ZERO)).as("a plain read never waits for a row lock")
                 .isEqualTo("SELECT …");
     }

@@ -84,18 +84,19 @@ class PostgresIdempotencyStoreIT extends IdempotencyStoreContract
     }
 
     // issue 39: the bound was the driver's query timeout, which counted a slow statement as a lock wait. As the
-    // store sends it, SET LOCAL lock_timeout lasts to the end of a leased claim's own transaction, and is lifted
-    // within the same round trip where the caller's transaction goes on.
+    // store sends it, lock_timeout lasts to the end of a leased claim's own transaction, and where the caller's
+    // transaction goes on it is set back, within the same round trip, to the caller's own value.
     @Test
-    void claimWritesBoundTheirLockWaitsAndLeaveTheCallersTransactionWithoutTheBound() throws Exception {
+    void claimWritesBoundTheirLockWaitsAndGiveTheCallersTransactionItsOwnBoundBack() throws Exception {
         PostgresDialect postgres = new PostgresDialect();
         try (Connection connection = TestDatabases.postgres().getConnection()) {
             connection.setAutoCommit(false);
             try {
                 assertThat(lockTimeoutAfter(connection, postgres.boundedWrite("SELECT 1", Duration.ofMillis(300),
                         false))).isEqualTo("256ms");
+                assertThat(lockTimeoutAfter(connection, "SET LOCAL lock_timeout = '7s'")).isEqualTo("7s");
                 assertThat(lockTimeoutAfter(connection, postgres.boundedWrite("SELECT 1", Duration.ZERO, true)))
-                        .isEqualTo("0");
+                        .isEqualTo("7s");
             } finally {
                 connection.rollback();
             }

@@ -1,6 +1,8 @@
 package dev.onceonly.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyEngine;
@@ -9,6 +11,7 @@ import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotentResult;
 import dev.onceonly.OutcomeCodec;
+import dev.onceonly.Retention;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
@@ -196,6 +199,28 @@ class RedisFrontedTransactionalModeIT {
 
             assertThat(retry).isEqualTo(new IdempotentResult<>(orderId, true));
             assertThat(committedOrders(owner)).isEqualTo(1);
+        }
+
+        /** An expired record is no stored outcome: the failing re-run is the answer, and it runs once. */
+        @Test
+        void aWriteOnceAttemptThatFailsWhereOnlyAnExpiredRecordExistsRunsOnceAndAnswersItsFailure() {
+            String owner = "expired-" + UUID.randomUUID();
+            IdempotencyEngine.builder(store()).transactions(transactions()).outcomeCache(cache(SHARED))
+                    .writeOnce(true).leaseDuration(Duration.ofMillis(1))
+                    .retention(new Retention(Duration.ofMillis(1), Duration.ofMillis(1))).build()
+                    .execute(scope(owner), REQUEST, ORDER_ID, attempt -> insertOrder(owner, 1));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> store().find(scope(owner)).orElseThrow().isExpired(Instant.now()));
+            cache(SHARED).forget(scope(owner));
+            AtomicInteger runs = new AtomicInteger();
+
+            assertThatThrownBy(() -> engineWithRedis(store(), SHARED).execute(scope(owner), REQUEST, ORDER_ID,
+                    attempt -> {
+                        runs.incrementAndGet();
+                        throw new IllegalStateException("the attempt fails");
+                    })).isInstanceOf(IllegalStateException.class);
+
+            assertThat(runs).hasValue(1);
         }
 
         /** Write-once is for operations whose work stays in the transaction; by default a claim comes first. */

@@ -36,8 +36,8 @@ final class DatabaseFloor implements AutoCloseable {
         /** (a): the order insert, committed on its own. */
         ORDER_ONLY("floor-a", "order insert, auto-commit"),
         /**
-         * (b) as the store sends it: the claim between SET LOCAL lock_timeout and its reset (one round trip), the
-         * order insert, and the completion with the commit, one round trip.
+         * (b) as the store sends it: the claim between setting lock_timeout for the transaction and setting it back
+         * (one round trip), the order insert, and the completion with the commit, one round trip.
          */
         FIRST_EXECUTION("floor-b", "claim between SET LOCAL lock_timeout and its reset, order insert, completion"
                 + " with the commit"),
@@ -82,8 +82,9 @@ final class DatabaseFloor implements AutoCloseable {
     /** The engine's default lock wait (its wait timeout, 1 s), rounded down to a power of two as the store does. */
     private static final long LOCK_WAIT_MILLIS = 512;
     private static final String LOCK_WAIT = LOCK_WAIT_MILLIS + "ms";
-    private static final String CLAIM_SET_LOCAL = "SET LOCAL lock_timeout = '" + LOCK_WAIT + "'; " + CLAIM
-            + "; SET LOCAL lock_timeout = DEFAULT";
+    private static final String CLAIM_SET_LOCAL = "SELECT set_config('onceonly.saved_lock_timeout',"
+            + " current_setting('lock_timeout'), true), set_config('lock_timeout', '" + LOCK_WAIT + "', true); "
+            + CLAIM + "; SELECT set_config('lock_timeout', current_setting('onceonly.saved_lock_timeout'), true)";
     private static final String COMPLETE = "UPDATE onceonly_record SET state = ?, lease_expires_at = NULL,"
             + " http_status = ?, response_headers = ?, response_body = ?, resource_id = ?, updated_at = ?,"
             + " expires_at = ? WHERE owner = ? AND operation = ? AND idem_key = ?"

@@ -195,11 +195,13 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         }
         StoredResponse stored = result.value();
         LogFields.outcome(result.replayed(), stored.resourceId());
-        if (result.replayed()) {
+        BufferedResponse ran = answer.get();
+        if (result.replayed() || ran == null) {
+            // Also an outcome the engine stored without running the work (attempts exhausted by crashes)
             ResponseSnapshots.replay(stored, response);
             notify(scope.operation(), Outcome.REPLAYED);
         } else {
-            Objects.requireNonNull(answer.get(), "the handler's buffer").sendToClient();
+            ran.sendToClient();
             notify(scope.operation(), Outcome.EXECUTED);
         }
         log.debug("Idempotent request: operation={} key={} replayed={} status={}", scope.operation(), storedKey,
