@@ -2,7 +2,7 @@ package dev.onceonly.example;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.onceonly.redis.KilledOnFirstOutcome;
+import dev.onceonly.redis.OutageOnFirstOutcome;
 import dev.onceonly.redis.RedisServerProcess;
 import dev.onceonly.spring.boot.IdempotencyEngineCustomizer;
 import dev.onceonly.spring.boot.redis.OnceOnlyRedis;
@@ -38,7 +38,7 @@ class PostgresOrdersHttpRedisRestartedIT extends OrdersHttpContract {
     private static final AtomicInteger TESTS_WITH_AN_OUTAGE = new AtomicInteger();
 
     @Autowired
-    KilledOnFirstOutcome outage;
+    OutageOnFirstOutcome outage;
 
     @DynamicPropertySource
     static void redis(DynamicPropertyRegistry registry) {
@@ -58,7 +58,7 @@ class PostgresOrdersHttpRedisRestartedIT extends OrdersHttpContract {
     @AfterEach
     void countOutages() {
         TESTS.incrementAndGet();
-        if (outage.killed()) {
+        if (outage.struck()) {
             TESTS_WITH_AN_OUTAGE.incrementAndGet();
         }
     }
@@ -73,14 +73,14 @@ class PostgresOrdersHttpRedisRestartedIT extends OrdersHttpContract {
     static class Outage {
 
         @Bean
-        KilledOnFirstOutcome outage(OnceOnlyRedis redis) {
-            return new KilledOnFirstOutcome(REDIS, redis.outcomeCache());
+        OutageOnFirstOutcome outage(OnceOnlyRedis redis) {
+            return new OutageOnFirstOutcome(REDIS, redis.outcomeCache(), OutageOnFirstOutcome.Outage.KILLED);
         }
 
         /** After the starter's: the engine asks Redis through the outage. */
         @Bean
         @Order(Ordered.LOWEST_PRECEDENCE)
-        IdempotencyEngineCustomizer throughTheOutage(KilledOnFirstOutcome outage) {
+        IdempotencyEngineCustomizer throughTheOutage(OutageOnFirstOutcome outage) {
             return builder -> builder.outcomeCache(outage);
         }
     }

@@ -48,8 +48,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * The transactional-mode contract on PostgreSQL with the Redis outcome cache in front of the store: with Redis
- * up, with Redis unreachable from the start, and with Redis killed in the middle of every test and started again
- * (empty) a few calls later. The store decides every race; Redis only answers sooner.
+ * up, with Redis unreachable from the start, with Redis killed in the middle of every test and started again
+ * (empty) a few calls later, and with Redis frozen in the middle of every test and thawed a few calls later. The store decides every race; Redis only answers sooner.
  */
 class RedisFrontedTransactionalModeIT {
 
@@ -57,6 +57,8 @@ class RedisFrontedTransactionalModeIT {
     private static final LettuceConnectionFactory UNREACHABLE = TestRedis.failFast(closedPort());
     private static final RedisServerProcess RESTARTING = RedisServerProcess.start();
     private static final LettuceConnectionFactory RESTARTING_CONNECTIONS = TestRedis.failFast(RESTARTING.port());
+    private static final RedisServerProcess FREEZING = RedisServerProcess.start();
+    private static final LettuceConnectionFactory FREEZING_CONNECTIONS = TestRedis.failFast(FREEZING.port());
 
     /** Tests of the killed-and-restarted variant whose Redis was killed halfway. */
     private static final AtomicInteger TESTS_WITH_AN_OUTAGE = new AtomicInteger();
@@ -64,10 +66,15 @@ class RedisFrontedTransactionalModeIT {
     /** Tests of the killed-and-restarted variant that ran. */
     private static final AtomicInteger OUTAGE_VARIANT_TESTS = new AtomicInteger();
 
+    /** Tests of the frozen variant that ran, and those whose Redis froze halfway. */
+    private static final AtomicInteger FROZEN_VARIANT_TESTS = new AtomicInteger();
+    private static final AtomicInteger TESTS_WITH_A_FREEZE = new AtomicInteger();
+
     @AfterAll
-    static void mostTestsOfTheOutageVariantLostRedisHalfway() {
+    static void mostTestsOfTheOutageVariantsLostRedisHalfway() {
         // Those that store no outcome (refused or rolled-back requests) keep Redis throughout.
         assertThat(TESTS_WITH_AN_OUTAGE.get()).isGreaterThan(OUTAGE_VARIANT_TESTS.get() / 3);
+        assertThat(TESTS_WITH_A_FREEZE.get()).isGreaterThan(FROZEN_VARIANT_TESTS.get() / 3);
     }
 
     @AfterAll
@@ -75,6 +82,9 @@ class RedisFrontedTransactionalModeIT {
         UNREACHABLE.destroy();
         RESTARTING_CONNECTIONS.destroy();
         RESTARTING.close();
+        FREEZING.thaw();
+        FREEZING_CONNECTIONS.destroy();
+        FREEZING.close();
     }
 
     /** The cache of every engine a test builds, to check afterwards that Redis was asked as the variant says. */
@@ -276,12 +286,13 @@ class RedisFrontedTransactionalModeIT {
 
     @Nested
     class WithRedisKilledAndRestartedMidTest extends PostgresTransactionalModeIT {
-        private final List<KilledOnFirstOutcome> outages = new CopyOnWriteArrayList<>();
+        private final List<OutageOnFirstOutcome> outages = new CopyOnWriteArrayList<>();
 
         @Override
         protected IdempotencyEngineBuilder configure(IdempotencyEngineBuilder builder) {
             RESTARTING.restart();
-            KilledOnFirstOutcome outage = new KilledOnFirstOutcome(RESTARTING, cache(RESTARTING_CONNECTIONS));
+            OutageOnFirstOutcome outage = new OutageOnFirstOutcome(RESTARTING, cache(RESTARTING_CONNECTIONS),
+                    OutageOnFirstOutcome.Outage.KILLED);
             outages.add(outage);
             return builder.outcomeCache(outage).writeOnce(true);
         }
@@ -289,8 +300,36 @@ class RedisFrontedTransactionalModeIT {
         @AfterEach
         void everyKilledRedisFailedSomeCalls() {
             OUTAGE_VARIANT_TESTS.incrementAndGet();
-            if (outages.stream().anyMatch(KilledOnFirstOutcome::killed)) {
+            if (outages.stream().anyMatch(OutageOnFirstOutcome::struck)) {
                 TESTS_WITH_AN_OUTAGE.incrementAndGet();
+                assertThat(total(RedisOutcomeCache.Statistics::failures)).isPositive();
+            }
+        }
+    }
+
+    /**
+     * Issue 39: Redis frozen (SIGSTOP) in the middle of every test, with write-once on: connections stay open and
+     * nothing answers, so each call waits out the client's timeout until the breaker opens.
+     */
+    @Nested
+    class WithRedisFrozenMidTest extends PostgresTransactionalModeIT {
+        private final List<OutageOnFirstOutcome> outages = new CopyOnWriteArrayList<>();
+
+        @Override
+        protected IdempotencyEngineBuilder configure(IdempotencyEngineBuilder builder) {
+            OutageOnFirstOutcome outage = new OutageOnFirstOutcome(FREEZING, cache(FREEZING_CONNECTIONS),
+                    OutageOnFirstOutcome.Outage.FROZEN);
+            outages.add(outage);
+            return builder.outcomeCache(outage).writeOnce(true);
+        }
+
+        @AfterEach
+        void everyFrozenRedisFailedSomeCallsAndIsThawed() {
+            boolean struck = outages.stream().anyMatch(OutageOnFirstOutcome::struck);
+            FREEZING.thaw();
+            FROZEN_VARIANT_TESTS.incrementAndGet();
+            if (struck) {
+                TESTS_WITH_A_FREEZE.incrementAndGet();
                 assertThat(total(RedisOutcomeCache.Statistics::failures)).isPositive();
             }
         }
