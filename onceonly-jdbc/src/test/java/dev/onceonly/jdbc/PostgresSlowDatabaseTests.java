@@ -22,32 +22,55 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A slow database is not a held key (issue 39): on a table whose every insert takes 200 ms longer (a trigger that
- * sleeps, as a disk stall or a synchronous standby makes it), a claim of a key that nobody else holds is made, not
- * refused as in progress, whatever its lock wait.
+ * A slow database is not a held key (issue 39): on a table whose every insert takes 200 ms longer, or every insert
+ * and update a second longer (a trigger that sleeps, as a disk stall or a synchronous standby makes it), a claim of
+ * a key that nobody else holds is made, not refused as in progress, whatever its lock wait.
  */
 @Timeout(60)
 interface PostgresSlowDatabaseTests extends JdbcStoreFixture {
 
     String SLOW_TABLE = "onceonly_slow_insert_it";
 
+    /** A table whose every insert and update takes a second longer. */
+    String SLOWER_TABLE = "onceonly_slow_write_it";
+
     @BeforeEach
-    default void createTableWithSlowInserts() throws SQLException {
+    default void createTablesWithSlowWrites() throws SQLException {
         try (Connection connection = dataSource().getConnection(); Statement sql = connection.createStatement()) {
-            sql.execute("CREATE TABLE IF NOT EXISTS " + SLOW_TABLE + " (LIKE " + JdbcIdempotencyStore.DEFAULT_TABLE
-                    + " INCLUDING ALL)");
-            sql.execute("CREATE OR REPLACE FUNCTION " + SLOW_TABLE + "_sleep() RETURNS trigger LANGUAGE plpgsql"
-                    + " AS $$ BEGIN PERFORM pg_sleep(0.2); RETURN NEW; END $$");
-            sql.execute("CREATE OR REPLACE TRIGGER " + SLOW_TABLE + "_sleep BEFORE INSERT ON " + SLOW_TABLE
-                    + " FOR EACH ROW EXECUTE FUNCTION " + SLOW_TABLE + "_sleep()");
+            slowTable(sql, SLOW_TABLE, "INSERT", "0.2");
+            slowTable(sql, SLOWER_TABLE, "INSERT OR UPDATE", "1");
             if (!connection.getAutoCommit()) {
                 connection.commit();
             }
         }
     }
 
+    private static void slowTable(Statement sql, String table, String events, String seconds) throws SQLException {
+        sql.execute("CREATE TABLE IF NOT EXISTS " + table + " (LIKE " + JdbcIdempotencyStore.DEFAULT_TABLE
+                + " INCLUDING ALL)");
+        sql.execute("CREATE OR REPLACE FUNCTION " + table + "_sleep() RETURNS trigger LANGUAGE plpgsql"
+                + " AS $$ BEGIN PERFORM pg_sleep(" + seconds + "); RETURN NEW; END $$");
+        sql.execute("CREATE OR REPLACE TRIGGER " + table + "_sleep BEFORE " + events + " ON " + table
+                + " FOR EACH ROW EXECUTE FUNCTION " + table + "_sleep()");
+    }
+
     private JdbcIdempotencyStore slowStore() {
         return JdbcIdempotencyStore.create(dataSource(), dialect(), SLOW_TABLE);
+    }
+
+    @Test
+    default void leasedWorkOnADatabaseWhoseEveryWriteTakesASecondLongerRunsOnceAndIsStored() {
+        IdempotencyScope scope = newScope();
+        AtomicInteger runs = new AtomicInteger();
+        JdbcIdempotencyStore slower = JdbcIdempotencyStore.create(dataSource(), dialect(), SLOWER_TABLE);
+        IdempotencyEngine engine = IdempotencyEngine.builder(slower).build();
+
+        IdempotentResult<String> first = engine.execute(scope, fingerprint(), new TextCodec(),
+                attempt -> "ran " + runs.incrementAndGet());
+
+        assertThat(first).isEqualTo(new IdempotentResult<>("ran 1", false));
+        assertThat(runs).hasValue(1);
+        assertThat(slower.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
     }
 
     @Test
