@@ -7,6 +7,7 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotentResult;
+import dev.onceonly.RequestInProgressException;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.RecordState;
@@ -15,7 +16,16 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -99,6 +109,50 @@ interface PostgresSlowDatabaseTests extends JdbcStoreFixture {
         assertThat(replay).isEqualTo(new IdempotentResult<>("ran 1", true));
         assertThat(runs).hasValue(1);
         assertThat(slowStore().find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+    }
+
+    /**
+     * Two engines (two instances) and eight threads send every key four times at once: every key takes effect once,
+     * and every answer that is not "in progress" is the key's one result. Before, every claim was refused.
+     */
+    @Test
+    default void concurrentLeasedRequestsOfTwoInstancesOnASlowDatabaseTakeEffectOncePerKey() throws Exception {
+        List<IdempotencyEngine> instances = List.of(IdempotencyEngine.builder(slowStore()).build(),
+                IdempotencyEngine.builder(slowStore()).build());
+        List<IdempotencyScope> keys = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            keys.add(newScope());
+        }
+        Map<IdempotencyScope, AtomicInteger> effects = new ConcurrentHashMap<>();
+        Map<IdempotencyScope, Set<String>> answers = new ConcurrentHashMap<>();
+        List<Callable<Void>> requests = new ArrayList<>();
+        for (IdempotencyScope key : keys) {
+            for (int copy = 0; copy < 4; copy++) {
+                IdempotencyEngine instance = instances.get(copy % 2);
+                requests.add(() -> {
+                    try {
+                        String answer = instance.execute(key, fingerprint(), new TextCodec(), attempt ->
+                                "effect " + effects.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet())
+                                .value();
+                        answers.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(answer);
+                    } catch (RequestInProgressException inProgress) {
+                        // a duplicate, while the key's first request runs
+                    }
+                    return null;
+                });
+            }
+        }
+
+        try (ExecutorService threads = Executors.newFixedThreadPool(8)) {
+            for (Future<Void> request : threads.invokeAll(requests)) {
+                request.get();
+            }
+        }
+
+        assertThat(keys).allSatisfy(key -> {
+            assertThat(effects.get(key)).as("effects of one key").hasValue(1);
+            assertThat(answers.get(key)).as("answers of one key").containsExactly("effect 1");
+        });
     }
 
     private static IdempotencyScope newScope() {
