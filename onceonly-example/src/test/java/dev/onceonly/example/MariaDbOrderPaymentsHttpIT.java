@@ -1,7 +1,5 @@
 package dev.onceonly.example;
 
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
 /** Paying orders on the local MariaDB, in a database of its own (its task table is this context's alone). */
@@ -10,16 +8,4 @@ import org.springframework.test.context.TestPropertySource;
     "spring.datasource.username=root"
 })
 class MariaDbOrderPaymentsHttpIT extends OrderPaymentsHttpContract {
-
-    private static final PaymentProviderServer PROVIDER = PaymentProviderServer.start();
-
-    @DynamicPropertySource
-    static void provider(DynamicPropertyRegistry registry) {
-        registry.add("example.payments.provider-url", () -> PROVIDER.url().toString());
-    }
-
-    @Override
-    PaymentProviderServer provider() {
-        return PROVIDER;
-    }
 }

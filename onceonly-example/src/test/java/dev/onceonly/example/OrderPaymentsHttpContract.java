@@ -20,8 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.context.DynamicPropertyRegistrar;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -45,6 +49,7 @@ import org.springframework.test.context.TestPropertySource;
     "example.payments.provider-attempts=1"
 })
 @Timeout(180)
+@Import(OrderPaymentsHttpContract.Provider.class)
 abstract class OrderPaymentsHttpContract {
 
     private static final String PROBLEMS = "https://onceonly.dev/problems/";
@@ -60,12 +65,31 @@ abstract class OrderPaymentsHttpContract {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
 
-    /** This test class's provider, which its {@code example.payments.provider-url} names. */
-    abstract PaymentProviderServer provider();
+    /** This test context's provider, which its {@code example.payments.provider-url} names. */
+    @Autowired
+    PaymentProviderServer provider;
+
+    /**
+     * A provider of its own for every test context: its charges are listed by order id, which restarts with every
+     * database, and only this context's workers reach it.
+     */
+    @TestConfiguration(proxyBeanMethods = false)
+    static class Provider {
+
+        @Bean
+        PaymentProviderServer paymentProviderServer() {
+            return PaymentProviderServer.start();
+        }
+
+        @Bean
+        DynamicPropertyRegistrar paymentProviderUrl(PaymentProviderServer provider) {
+            return registry -> registry.add("example.payments.provider-url", () -> provider.url().toString());
+        }
+    }
 
     @BeforeEach
     void noFaults() throws Exception {
-        provider().clearFaults();
+        provider.clearFaults();
     }
 
     @Test
@@ -85,13 +109,13 @@ abstract class OrderPaymentsHttpContract {
         assertThat(retry.body()).isEqualTo(first.body());
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(status(orderId)).isEqualTo("PAID");
-        assertThat(provider().charges(orderId)).hasSize(1);
+        assertThat(provider.charges(orderId)).hasSize(1);
         assertThat(outbox(orderId)).containsExactly("order.paid");
     }
 
     @Test
     void declineIsA402ReplayedByteForByteAndTheOrderStillAwaitsPayment() throws Exception {
-        provider().faults("{\"failures\":[\"decline\"]}");
+        provider.faults("{\"failures\":[\"decline\"]}");
         long orderId = placeOrder();
         String key = newKey();
 
@@ -106,13 +130,13 @@ abstract class OrderPaymentsHttpContract {
             assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         });
         assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
-        assertThat(provider().charges(orderId)).hasSize(1);
+        assertThat(provider.charges(orderId)).hasSize(1);
         assertThat(outbox(orderId)).isEmpty();
     }
 
     @Test
     void afterADeclineAnotherKeyMayPayTheOrder() throws Exception {
-        provider().faults("{\"failures\":[\"decline\"]}");
+        provider.faults("{\"failures\":[\"decline\"]}");
         long orderId = placeOrder();
         pay(orderId, newKey());
 
@@ -120,12 +144,12 @@ abstract class OrderPaymentsHttpContract {
 
         assertThat(otherCard.statusCode()).as(text(otherCard)).isEqualTo(201);
         assertThat(status(orderId)).isEqualTo("PAID");
-        assertThat(provider().charges(orderId)).hasSize(2);
+        assertThat(provider.charges(orderId)).hasSize(2);
     }
 
     @Test
     void providerUnavailableTwiceIsAnswered503TwiceAndALaterRetryPaysOnce() throws Exception {
-        provider().faults("{\"failures\":[\"retryable\",\"retryable\"]}");
+        provider.faults("{\"failures\":[\"retryable\",\"retryable\"]}");
         long orderId = placeOrder();
         String key = newKey();
 
@@ -140,12 +164,12 @@ abstract class OrderPaymentsHttpContract {
         assertThat(answers).filteredOn(response -> response.statusCode() != 409)
                 .extracting(HttpResponse::statusCode).containsExactly(503, 201);
         assertThat(status(orderId)).isEqualTo("PAID");
-        assertThat(provider().charges(orderId)).hasSize(1);
+        assertThat(provider.charges(orderId)).hasSize(1);
     }
 
     @Test
     void attemptsPastTheMaximumEndWithTheLast503ReplayedFromThenOn() throws Exception {
-        provider().faults("{\"failures\":[\"retryable\",\"retryable\",\"retryable\",\"retryable\"]}");
+        provider.faults("{\"failures\":[\"retryable\",\"retryable\",\"retryable\",\"retryable\"]}");
         long orderId = placeOrder();
         String key = newKey();
 
@@ -160,12 +184,12 @@ abstract class OrderPaymentsHttpContract {
         assertThat(again.body()).isEqualTo(replayed.body());
         assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(status(orderId)).isEqualTo("PENDING_PAYMENT");
-        assertThat(provider().charges(orderId)).isEmpty();
+        assertThat(provider.charges(orderId)).isEmpty();
     }
 
     @Test
     void connectionDroppedAfterTheChargeIsA503AndTheRetryGetsTheProvidersStoredCharge() throws Exception {
-        provider().faults("{\"failures\":[\"drop-after-commit\"]}");
+        provider.faults("{\"failures\":[\"drop-after-commit\"]}");
         long orderId = placeOrder();
         String key = newKey();
 
@@ -175,13 +199,13 @@ abstract class OrderPaymentsHttpContract {
         assertProblem(first, 503, "payment-provider-unavailable");
         assertThat(text(answers.getLast())).contains("\"status\":\"PAID\"");
         assertThat(status(orderId)).isEqualTo("PAID");
-        assertThat(provider().charges(orderId)).hasSize(1);
+        assertThat(provider.charges(orderId)).hasSize(1);
         assertThat(outbox(orderId)).containsExactly("order.paid");
     }
 
     @Test
     void paymentUnderAnotherKeyOfABoundOrderIsRefusedWithoutReachingTheProvider() throws Exception {
-        provider().faults("{\"failures\":[\"retryable\"]}");
+        provider.faults("{\"failures\":[\"retryable\"]}");
         long orderId = placeOrder();
         String key = newKey();
         pay(orderId, key);
@@ -192,7 +216,7 @@ abstract class OrderPaymentsHttpContract {
 
         assertProblem(whileBound, 409, "payment-in-progress");
         assertProblem(afterPaid, 409, "order-not-payable");
-        assertThat(provider().charges(orderId)).hasSize(1);
+        assertThat(provider.charges(orderId)).hasSize(1);
     }
 
     @Test
@@ -203,20 +227,20 @@ abstract class OrderPaymentsHttpContract {
                 .header("Idempotency-Key", newKey()).POST(HttpRequest.BodyPublishers.noBody()));
 
         assertProblem(response, 404, "order-not-found");
-        assertThat(provider().charges(orderId)).isEmpty();
+        assertThat(provider.charges(orderId)).isEmpty();
     }
 
     @Test
     void paymentIsAcceptedRunsWhileTheProviderHoldsItAndEndsWithOneCharge() throws Exception {
-        provider().faults("{\"latency\":\"PT60S\"}");
+        provider.faults("{\"latency\":\"PT60S\"}");
         long orderId = placeOrder();
         String key = newKey();
 
         HttpResponse<byte[]> accepted = payAsynchronously(orderId, key);
-        await().atMost(PATIENCE).until(() -> provider().charges(orderId).size() == 1);
+        await().atMost(PATIENCE).until(() -> provider.charges(orderId).size() == 1);
         HttpResponse<byte[]> running = operation("alice", key);
         HttpResponse<byte[]> duplicateWhileRunning = payAsynchronously(orderId, key);
-        provider().clearFaults();
+        provider.clearFaults();
         HttpResponse<byte[]> done = awaitOperation(key);
         HttpResponse<byte[]> duplicateWhenDone = payAsynchronously(orderId, key);
 
@@ -236,13 +260,13 @@ abstract class OrderPaymentsHttpContract {
         assertThat(duplicateWhenDone.body()).isEqualTo(done.body());
         assertThat(duplicateWhenDone.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(status(orderId)).isEqualTo("PAID");
-        assertThat(provider().charges(orderId)).hasSize(1);
+        assertThat(provider.charges(orderId)).hasSize(1);
         assertThat(outbox(orderId)).containsExactly("order.paid");
     }
 
     @Test
     void declineIsTheOperationsAnswer() throws Exception {
-        provider().faults("{\"failures\":[\"decline\"]}");
+        provider.faults("{\"failures\":[\"decline\"]}");
         long orderId = placeOrder();
         String key = newKey();
 
@@ -255,7 +279,7 @@ abstract class OrderPaymentsHttpContract {
 
     @Test
     void providerUnavailableIsRetriedByTheWorkerUntilItPays() throws Exception {
-        provider().faults("{\"failures\":[\"retryable\"]}");
+        provider.faults("{\"failures\":[\"retryable\"]}");
         long orderId = placeOrder();
         String key = newKey();
 
@@ -263,7 +287,7 @@ abstract class OrderPaymentsHttpContract {
         HttpResponse<byte[]> done = awaitOperation(key);
 
         assertThat(done.statusCode()).as(text(done)).isEqualTo(201);
-        assertThat(provider().charges(orderId)).hasSize(1);
+        assertThat(provider.charges(orderId)).hasSize(1);
     }
 
     @Test
@@ -290,7 +314,7 @@ abstract class OrderPaymentsHttpContract {
 
         assertProblem(missing, 400, "missing-idempotency-key");
         assertProblem(invalid, 400, "invalid-idempotency-key");
-        assertThat(provider().charges(orderId)).isEmpty();
+        assertThat(provider.charges(orderId)).isEmpty();
     }
 
     @Test

@@ -1,7 +1,5 @@
 package dev.onceonly.example;
 
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
 /** Paying orders on the local PostgreSQL, in a schema of its own (its task table is this context's alone). */
@@ -11,16 +9,4 @@ import org.springframework.test.context.TestPropertySource;
     "spring.flyway.schemas=onceonly_example_payments"
 })
 class PostgresOrderPaymentsHttpIT extends OrderPaymentsHttpContract {
-
-    private static final PaymentProviderServer PROVIDER = PaymentProviderServer.start();
-
-    @DynamicPropertySource
-    static void provider(DynamicPropertyRegistry registry) {
-        registry.add("example.payments.provider-url", () -> PROVIDER.url().toString());
-    }
-
-    @Override
-    PaymentProviderServer provider() {
-        return PROVIDER;
-    }
 }

@@ -1,8 +1,6 @@
 package dev.onceonly.example;
 
 import org.junit.jupiter.api.BeforeEach;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -17,18 +15,6 @@ import org.springframework.test.context.TestPropertySource;
     "spring.flyway.schemas=onceonly_example_slow"
 })
 class PostgresSlowInsertsOrderPaymentsHttpIT extends OrderPaymentsHttpContract {
-
-    private static final PaymentProviderServer PROVIDER = PaymentProviderServer.start();
-
-    @DynamicPropertySource
-    static void provider(DynamicPropertyRegistry registry) {
-        registry.add("example.payments.provider-url", () -> PROVIDER.url().toString());
-    }
-
-    @Override
-    PaymentProviderServer provider() {
-        return PROVIDER;
-    }
 
     @BeforeEach
     void slowRecordInserts() {
