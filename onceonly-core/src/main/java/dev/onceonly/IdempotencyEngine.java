@@ -451,8 +451,7 @@ public final class IdempotencyEngine {
         } catch (IdempotencyStoreException unknown) {
             return null;
         }
-        return record.filter(found -> !found.isExpired(settings.clock.instant()))
-                .map(found -> records.replayOrWait(scope, fingerprint, found, codec)).orElse(null);
+        return records.replayFound(scope, fingerprint, record, codec, settings.clock.instant());
     }
 
     /**

@@ -163,7 +163,7 @@ record LeasedAttempts(IdempotencyStore store, Clock clock, Records records, Outc
      */
     private <T> @Nullable IdempotentResult<T> successorsOutcome(IdempotencyScope scope, Fingerprint fingerprint,
             OutcomeCodec<T> codec) {
-        return store.find(scope).map(record -> records.replayOrWait(scope, fingerprint, record, codec)).orElse(null);
+        return records.replayFound(scope, fingerprint, store.find(scope), codec, clock.instant());
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.onceonly.spi.OutcomeCache;
 import dev.onceonly.spi.RecordState;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.jspecify.annotations.Nullable;
@@ -193,6 +194,16 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
     <T> @Nullable IdempotentResult<T> replayOrWait(IdempotencyScope scope, Fingerprint fingerprint,
             IdempotencyRecord record, OutcomeCodec<T> codec) {
         return replayOrWait(scope, fingerprint, record, codec, true);
+    }
+
+    /**
+     * The replay of a record read from the store: {@code null} if there is none, if it expired (an expired record is
+     * no outcome, whatever is still in the table) or if it still runs.
+     */
+    <T> @Nullable IdempotentResult<T> replayFound(IdempotencyScope scope, Fingerprint fingerprint,
+            Optional<IdempotencyRecord> found, OutcomeCodec<T> codec, Instant now) {
+        return found.filter(record -> !record.isExpired(now))
+                .map(record -> replayOrWait(scope, fingerprint, record, codec)).orElse(null);
     }
 
     /**
