@@ -326,9 +326,50 @@ abstract class OrderPaymentsHttpContract {
         HttpResponse<byte[]> otherOwner = operation("bob", key);
         HttpResponse<byte[]> unknown = operation("alice", newKey());
 
-        assertProblem(otherOwner, 404, "payment-operation-not-found");
-        assertProblem(unknown, 404, "payment-operation-not-found");
+        assertProblem(otherOwner, 404, "operation-not-found");
+        assertProblem(unknown, 404, "operation-not-found");
         assertThat(awaitOperation(key).statusCode()).isEqualTo(201);
+    }
+
+    @Test
+    void paymentMadeSynchronouslyAndRetriedAsynchronouslyGetsItsFirstAnswer() throws Exception {
+        long orderId = placeOrder();
+        String key = newKey();
+
+        HttpResponse<byte[]> first = pay(orderId, key);
+        HttpResponse<byte[]> retry = payPreferringAsync(orderId, key);
+
+        assertThat(first.statusCode()).as(text(first)).isEqualTo(201);
+        assertThat(retry.statusCode()).as(text(retry)).isEqualTo(201);
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(provider.charges(orderId)).hasSize(1);
+        assertThat(outbox(orderId)).containsExactly("order.paid");
+    }
+
+    @Test
+    void paymentAcceptedAsynchronouslyAndRetriedSynchronouslyIsTheSamePayment() throws Exception {
+        provider.faults("{\"latency\":\"PT60S\"}");
+        long orderId = placeOrder();
+        String key = newKey();
+
+        HttpResponse<byte[]> accepted = payPreferringAsync(orderId, key);
+        await().atMost(PATIENCE).until(() -> provider.charges(orderId).size() == 1);
+        HttpResponse<byte[]> whileTheWorkerRuns = pay(orderId, key);
+        provider.clearFaults();
+        HttpResponse<byte[]> done = awaitOperation(key);
+        HttpResponse<byte[]> retry = pay(orderId, key);
+
+        assertThat(accepted.statusCode()).as(text(accepted)).isEqualTo(202);
+        assertProblem(whileTheWorkerRuns, 409, "request-in-progress");
+        assertThat(whileTheWorkerRuns.headers().firstValue("Retry-After")).isPresent();
+        assertThat(done.statusCode()).as(text(done)).isEqualTo(201);
+        assertThat(retry.statusCode()).as(text(retry)).isEqualTo(201);
+        assertThat(retry.body()).isEqualTo(done.body());
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(status(orderId)).isEqualTo("PAID");
+        assertThat(provider.charges(orderId)).hasSize(1);
+        assertThat(outbox(orderId)).containsExactly("order.paid");
     }
 
     /** Retries the payment until {@code done} holds for an answer; every answer, in order, the last one done. */
@@ -358,6 +399,12 @@ abstract class OrderPaymentsHttpContract {
         return send(request("alice", "/api/orders/" + orderId + "/payments").header("Idempotency-Key", key)
                 .header("Prefer", "respond-async").header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{}")));
+    }
+
+    /** The request of {@link #pay}, but for the answer's form: the same request, as a retry may send it. */
+    private HttpResponse<byte[]> payPreferringAsync(long orderId, String key) throws Exception {
+        return send(request("alice", "/api/orders/" + orderId + "/payments").header("Idempotency-Key", key)
+                .header("Prefer", "respond-async").POST(HttpRequest.BodyPublishers.noBody()));
     }
 
     private HttpResponse<byte[]> operation(String user, String key) throws Exception {

@@ -13,13 +13,14 @@ import org.springframework.stereotype.Component;
 @Component
 class PayOrderOperation implements AsynchronousOperation<PayOrderOperation.Payload> {
 
-    static final String NAME = "pay-order-async";
+    /** The operation of both payment styles: one key, one payment. */
+    static final String NAME = "pay-order";
 
     /**
-     * What the worker needs: which order, and whose (the owner of the request, as its scope has it).
+     * What the worker needs: which order, and whose.
      *
      * @param orderId the order to pay
-     * @param owner its owner, as the idempotency owner resolver gave it
+     * @param owner the user whose order it is
      */
     record Payload(long orderId, String owner) {
     }

@@ -1,27 +1,19 @@
 package dev.onceonly.example.payments;
 
 import dev.onceonly.Attempt;
-import dev.onceonly.IdempotencyEngine;
-import dev.onceonly.IdempotencyException;
-import dev.onceonly.IdempotencyKeyReusedException;
 import dev.onceonly.IdempotencyMode;
-import dev.onceonly.IdempotencyStoreException;
-import dev.onceonly.RequestInProgressException;
 import dev.onceonly.example.security.SecurityConfiguration;
 import dev.onceonly.example.web.Problems;
 import dev.onceonly.example.web.StoredResponses;
-import dev.onceonly.spring.boot.OnceOnlyProperties;
+import dev.onceonly.spring.boot.web.AcceptedRequest;
 import dev.onceonly.spring.boot.web.Idempotent;
+import dev.onceonly.spring.boot.web.OperationStatus;
 import jakarta.servlet.http.HttpServletRequest;
-import java.time.Duration;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.core.Authentication;
-import org.springframework.web.ErrorResponseException;
-import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -36,6 +28,8 @@ import org.springframework.web.bind.annotation.RestController;
  *   <li>asynchronous, with {@code Prefer: respond-async} (RFC 7240): 202 at once with the {@code Location} of
  *       {@code GET /api/payment-operations/{key}}, where the answer appears once a worker has it.</li>
  * </ul>
+ * Both are one operation, {@value PayOrderOperation#NAME}: a key is one payment, whichever style its first request
+ * and its retries take; a retry gets the first answer, or 202 while the payment runs.
  * Both need an {@code Idempotency-Key} and an empty body (or {@code {}}), and answer alike: 201 paid, 402
  * declined, 409 for an order that another payment binds or that does not await payment, 503 while the provider
  * does not answer.
@@ -44,40 +38,40 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 class PaymentController {
 
-    private final PaymentService payments;
-    private final AsyncPayments asyncPayments;
-    private final Problems problems;
-    private final int keyReusedStatus;
-    private final Duration retryAfter;
+    /** The status resource of an asynchronous payment, by the key it was sent with. */
+    static final String OPERATIONS_ROUTE = "/api/payment-operations/{key}";
 
-    PaymentController(PaymentService payments, AsyncPayments asyncPayments, Problems problems,
-            OnceOnlyProperties properties, IdempotencyEngine engine) {
+    private final PaymentService payments;
+    private final OperationStatus operations;
+    private final Problems problems;
+
+    PaymentController(PaymentService payments, OperationStatus operations, Problems problems) {
         this.payments = payments;
-        this.asyncPayments = asyncPayments;
+        this.operations = operations;
         this.problems = problems;
-        this.keyReusedStatus = properties.http().keyReusedStatus();
-        this.retryAfter = engine.retryAfter();
     }
 
     @PostMapping(PaymentService.ROUTE)
-    @Idempotent(value = "pay-order", mode = IdempotencyMode.LEASED)
+    @Idempotent(value = PayOrderOperation.NAME, mode = IdempotencyMode.LEASED)
     ResponseEntity<byte[]> pay(@PathVariable long orderId, Attempt attempt, Authentication user,
             @RequestBody(required = false) @Nullable Map<String, Object> body) {
         requireNoMembers(body);
         return StoredResponses.toEntity(payments.pay(attempt, orderId, SecurityConfiguration.owner(user)), false);
     }
 
-    /** Not {@link Idempotent}: accepting the operation is its idempotency. */
+    /** The same operation as {@link #pay}, so that one key is one payment whichever form its answers take. */
     @PostMapping(path = PaymentService.ROUTE, headers = "Prefer=respond-async")
-    ResponseEntity<byte[]> payAsynchronously(@PathVariable long orderId, HttpServletRequest request,
-            @RequestBody(required = false) @Nullable Map<String, Object> body) {
+    @Idempotent(value = PayOrderOperation.NAME, asynchronous = true)
+    ResponseEntity<byte[]> payAsynchronously(@PathVariable long orderId, AcceptedRequest request,
+            Authentication user, @RequestBody(required = false) @Nullable Map<String, Object> body) {
         requireNoMembers(body);
-        return asyncPayments.submit(request, orderId);
+        return request.accept(new PayOrderOperation.Payload(orderId, SecurityConfiguration.owner(user)),
+                OPERATIONS_ROUTE);
     }
 
-    @GetMapping(AsyncPayments.OPERATIONS_ROUTE + "{key}")
+    @GetMapping(OPERATIONS_ROUTE)
     ResponseEntity<byte[]> operation(@PathVariable String key, HttpServletRequest request) {
-        return asyncPayments.status(request, key);
+        return operations.of(request, PayOrderOperation.NAME, key);
     }
 
     private void requireNoMembers(@Nullable Map<String, Object> body) {
@@ -85,27 +79,5 @@ class PaymentController {
             throw problems.of(HttpStatus.BAD_REQUEST, "invalid-payment-request", "Invalid payment request",
                     "A payment takes no body, or {}: the order says what is paid");
         }
-    }
-
-    /** The engine's refusals of an asynchronous payment, answered as the Idempotency-Key filter answers them. */
-    @ExceptionHandler(IdempotencyException.class)
-    ErrorResponseException idempotencyProblem(IdempotencyException e) {
-        return switch (e) {
-            case IdempotencyKeyReusedException reused -> problems.of(HttpStatus.valueOf(keyReusedStatus),
-                    reused.problemType(), "Idempotency-Key reused with a different request",
-                    "This Idempotency-Key was used to pay another order");
-            case RequestInProgressException inProgress -> retryLater(problems.of(HttpStatus.CONFLICT,
-                    inProgress.problemType(), "A request with this Idempotency-Key is in progress",
-                    "The payment is being accepted"), inProgress.retryAfter());
-            case IdempotencyStoreException unavailable -> retryLater(problems.of(HttpStatus.SERVICE_UNAVAILABLE,
-                    unavailable.problemType(), "Idempotency store unavailable",
-                    "The payment was not accepted; retry later"), retryAfter);
-            default -> throw e;
-        };
-    }
-
-    private static ErrorResponseException retryLater(ErrorResponseException problem, Duration after) {
-        problem.getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, after.toSeconds())));
-        return problem;
     }
 }

@@ -8,6 +8,7 @@ import dev.onceonly.StoredResponse;
 import dev.onceonly.Submission;
 import dev.onceonly.spi.IdempotencyRecord;
 import java.util.Optional;
+import java.util.Set;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import tools.jackson.databind.json.JsonMapper;
@@ -26,11 +27,19 @@ public final class AsynchronousOperations {
     private final IdempotencyEngine engine;
     private final OperationQueue queue;
     private final JsonMapper json;
+    private final Set<String> names;
 
-    AsynchronousOperations(IdempotencyEngine engine, OperationQueue queue, JsonMapper json) {
+    /** @param names the names of the {@link AsynchronousOperation} beans, which workers run */
+    AsynchronousOperations(IdempotencyEngine engine, OperationQueue queue, JsonMapper json, Set<String> names) {
         this.engine = engine;
         this.queue = queue;
         this.json = json;
+        this.names = Set.copyOf(names);
+    }
+
+    /** Whether an {@link AsynchronousOperation} bean of this name runs submitted operations. */
+    public boolean runs(String operation) {
+        return names.contains(operation);
     }
 
     /**

@@ -14,6 +14,7 @@ import dev.onceonly.spring.boot.jdbc.OnceOnlyJdbcAutoConfiguration;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -89,7 +90,8 @@ public class OnceOnlyAsynchronousAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     AsynchronousOperations asynchronousOperations(IdempotencyEngine engine, OperationQueue queue,
-            ObjectProvider<JsonMapper> json) {
-        return new AsynchronousOperations(engine, queue, json.getIfAvailable(JsonMapper::new));
+            ObjectProvider<JsonMapper> json, ObjectProvider<AsynchronousOperation<?>> operations) {
+        return new AsynchronousOperations(engine, queue, json.getIfAvailable(JsonMapper::new),
+                operations.orderedStream().map(AsynchronousOperation::name).collect(Collectors.toSet()));
     }
 }

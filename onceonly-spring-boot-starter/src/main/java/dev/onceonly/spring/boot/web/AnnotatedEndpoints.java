@@ -82,6 +82,16 @@ final class AnnotatedEndpoints {
         if (!overrides.isEmpty()) {
             variant.outcomePolicy(engine.outcomePolicy().overriding(overrides));
         }
+        if (idempotent.asynchronous() && idempotent.value().isBlank()) {
+            throw IdempotencyConfigurationException.of(where + " asynchronous", "an asynchronous endpoint accepts "
+                    + "requests for the AsynchronousOperation of its operation name, and it has none",
+                    "Name the operation, as the AsynchronousOperation bean that runs it is named");
+        }
+        if (idempotent.asynchronous() && !idempotent.keyRequired()) {
+            throw IdempotencyConfigurationException.of(where + " keyRequired", "an asynchronous endpoint "
+                    + "accepts an operation under its key, and a request without one would have nothing to accept "
+                    + "it under", "Leave keyRequired at true");
+        }
         if (idempotent.mode() == IdempotencyMode.JOINED) {
             throw IdempotencyConfigurationException.of(where + " mode", "joined mode runs in the caller's "
                     + "transaction, and a request has none when OnceOnly handles it (it answers after the commit)",
@@ -107,7 +117,7 @@ final class AnnotatedEndpoints {
         }
         return new IdempotentEndpoint(operation, methods, idempotent.keyRequired(), endpointEngine,
                 CanonicalJson.excluding(List.of(idempotent.excludedFields())), List.of(idempotent.fingerprintHeaders()),
-                Set.copyOf(parameters));
+                Set.copyOf(parameters), idempotent.asynchronous());
     }
 
     /**

@@ -53,7 +53,7 @@ final class ConfiguredEndpoints {
             Set<String> parameters = endpoint.fingerprintParameters().isEmpty()
                     ? Set.of(IdempotentEndpoint.ALL_PARAMETERS) : Set.copyOf(endpoint.fingerprintParameters());
             endpoints.add(new Configured(pattern, new IdempotentEndpoint(endpoint.operation(), methods,
-                    endpoint.keyRequired(), engine, CanonicalJson.standard(), List.of(), parameters)));
+                    endpoint.keyRequired(), engine, CanonicalJson.standard(), List.of(), parameters, false)));
         }
         return new ConfiguredEndpoints(endpoints);
     }

@@ -89,7 +89,7 @@ final class HandlerSignature {
      */
     private static boolean isSpringResolver(HandlerMethodArgumentResolver resolver) {
         String name = resolver.getClass().getName();
-        return resolver instanceof AttemptArgumentResolver
+        return resolver instanceof FilterArgumentResolver
                 || (name.startsWith("org.springframework.web.") || name.startsWith("org.springframework.security."))
                 && !(resolver instanceof AbstractWebArgumentResolverAdapter);
     }

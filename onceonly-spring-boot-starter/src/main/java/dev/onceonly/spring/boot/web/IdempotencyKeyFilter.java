@@ -53,6 +53,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *       403 without a usable owner, 500 when the response outgrew the buffer in transactional mode (the attempt
  *       rolled back).</li>
  * </ol>
+ * The handler of an {@linkplain Idempotent#asynchronous() asynchronous endpoint} gets the request's scope and
+ * fingerprint as an {@link AcceptedRequest} and runs outside the engine: it only accepts the operation.
  * Requests to other endpoints pass through untouched; a key on them is ignored. Runs after authentication.
  */
 public final class IdempotencyKeyFilter extends OncePerRequestFilter {
@@ -65,19 +67,22 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
     private final RequestOwners owners;
     private final ResponseSnapshots snapshots;
     private final ProblemResponses problems;
+    private final OperationResponses operations;
     private final long maxRequestBody;
     private final long maxBufferedResponse;
     private final List<IdempotencyListener> listeners;
 
     IdempotencyKeyFilter(IdempotentEndpoints endpoints, IdempotencyKeyFormat keyFormat, String headerName,
-            RequestOwners owners, ResponseSnapshots snapshots, ProblemResponses problems, long maxRequestBody,
-            long maxBufferedResponse, List<IdempotencyListener> listeners) {
+            RequestOwners owners, ResponseSnapshots snapshots, OperationResponses operations,
+            ProblemResponses problems, long maxRequestBody, long maxBufferedResponse,
+            List<IdempotencyListener> listeners) {
         this.endpoints = endpoints;
         this.keyFormat = keyFormat;
         this.headerName = headerName;
         this.owners = owners;
         this.snapshots = snapshots;
         this.problems = problems;
+        this.operations = operations;
         this.maxRequestBody = maxRequestBody;
         this.maxBufferedResponse = maxBufferedResponse;
         this.listeners = List.copyOf(listeners);
@@ -107,6 +112,14 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             HttpServletRequest forwarded = cached == null ? request : cached;
             Fingerprint fingerprint = ServletFingerprints.of(match.endpoint(), request, match.route(),
                     cached == null ? new byte[0] : cached.body(), maxRequestBody);
+            if (match.endpoint().asynchronous()) {
+                // The handler accepts the request for a worker: nothing runs here that a retry must not repeat.
+                forwarded.setAttribute(AcceptedRequest.ATTRIBUTE, new AcceptedRequest(
+                        endpoints.asynchronousOperations(), scope, fingerprint, request.getRequestURI(), operations,
+                        outcome -> notify(operation, outcome)));
+                chain.doFilter(forwarded, response);
+                return;
+            }
             execute(match.endpoint(), scope, storedKey, fingerprint, forwarded, response, chain);
         } catch (InvalidIdempotencyKeyException | MalformedRequestBodyException | RequestBodyTooLargeException
                 | UnsupportedRequestEncodingException | AuthenticationRequiredException
@@ -132,7 +145,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 BufferedResponse buffer = new BufferedResponse(response, problems, maxBufferedResponse);
                 answer.set(buffer);
                 started.set(true);
-                request.setAttribute(AttemptArgumentResolver.ATTRIBUTE, attempt);
+                request.setAttribute(FilterArgumentResolver.ATTEMPT_ATTRIBUTE, attempt);
                 try {
                     chain.doFilter(request, buffer);
                 } catch (ServletException e) {

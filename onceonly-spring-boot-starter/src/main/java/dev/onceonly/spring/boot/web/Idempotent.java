@@ -83,4 +83,19 @@ public @interface Idempotent {
 
     /** JSON Pointers of request body fields left out of the fingerprint, such as {@code /requestedAt}. */
     String[] excludedFields() default {};
+
+    /**
+     * Whether the handler accepts the request for a worker rather than running it: the asynchronous form of the
+     * operation named by {@link #value()}, which an {@link dev.onceonly.spring.boot.async.AsynchronousOperation}
+     * bean of that name runs. The handler declares an {@link AcceptedRequest} parameter and answers with what its
+     * {@code accept} returns: {@code 202 Accepted} while the operation runs, its stored answer once it has one.
+     *
+     * <p>The key's scope and fingerprint are the filter's, as for any idempotent endpoint, so a synchronous handler
+     * of the same operation name on the same route (typically the mapping without {@code Prefer: respond-async})
+     * shares the key's one record: a request first answered synchronously and retried asynchronously, or the other
+     * way round, takes effect once and gets the first answer (RFC 7240: a preference asks for the answer's form,
+     * not for another request). Needs a named operation and the asynchronous operations of onceonly-jdbc with
+     * db-scheduler; checked at startup.
+     */
+    boolean asynchronous() default false;
 }

@@ -21,10 +21,12 @@ import org.jspecify.annotations.Nullable;
  * @param canonicalJson JSON canonicalisation with this endpoint's excluded fields
  * @param fingerprintHeaders request headers that are part of the fingerprint
  * @param fingerprintParameters query parameters that are part of the fingerprint; {@code *} for all of them
+ * @param asynchronous whether the handler accepts requests for a worker ({@link Idempotent#asynchronous()}) rather
+ *     than running them in the engine
  */
 record IdempotentEndpoint(@Nullable String operation, Set<String> methods, boolean keyRequired,
         IdempotencyEngine engine, CanonicalJson canonicalJson, List<String> fingerprintHeaders,
-        Set<String> fingerprintParameters) {
+        Set<String> fingerprintParameters, boolean asynchronous) {
 
     /** Stands for every query parameter in {@link #fingerprintParameters}. */
     static final String ALL_PARAMETERS = "*";

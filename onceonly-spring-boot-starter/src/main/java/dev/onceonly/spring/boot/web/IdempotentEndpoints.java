@@ -3,6 +3,7 @@ package dev.onceonly.spring.boot.web;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
+import dev.onceonly.spring.boot.async.AsynchronousOperations;
 import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -52,6 +53,8 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     private final List<PathPattern> annotatedRoutes = new ArrayList<>();
     /** Some annotated route is not a parsed pattern (a mapping that matches with {@code AntPathMatcher}). */
     private boolean unparsedRoutes;
+    /** What accepts the requests of asynchronous endpoints, looked up only if there are any. */
+    private @Nullable AsynchronousOperations asynchronousOperations;
 
     public IdempotentEndpoints(ApplicationContext context, IdempotencyEngine engine, OnceOnlyProperties properties) {
         this.context = context;
@@ -93,6 +96,45 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                 }
             });
         }
+        requireOperationsOfAsynchronousEndpoints();
+    }
+
+    /**
+     * An asynchronous endpoint only accepts requests; without a worker for its operation nothing would ever run
+     * them. Looked up here, not injected, so that an application without db-scheduler never loads its types.
+     */
+    private void requireOperationsOfAsynchronousEndpoints() {
+        annotated.forEach((method, endpoint) -> {
+            if (!endpoint.asynchronous()) {
+                return;
+            }
+            String where = AnnotatedEndpoints.where(method) + " asynchronous";
+            if (asynchronousOperations == null) {
+                asynchronousOperations = context.getBeanProvider(AsynchronousOperations.class).getIfAvailable();
+            }
+            if (asynchronousOperations == null) {
+                throw IdempotencyConfigurationException.of(where, "asynchronous operations are not set up",
+                        "Add com.github.kagkarlsson:db-scheduler and onceonly-jdbc's store, and keep "
+                                + "onceonly.enabled on");
+            }
+            if (!asynchronousOperations.runs(String.valueOf(endpoint.operation()))) {
+                throw IdempotencyConfigurationException.of(where, "no AsynchronousOperation bean is named '"
+                        + endpoint.operation() + "', so nothing would run what the endpoint accepts",
+                        "Define an AsynchronousOperation bean whose name() is the operation's name");
+            }
+        });
+    }
+
+    /**
+     * What accepts the requests of asynchronous endpoints.
+     *
+     * @throws IllegalStateException if no endpoint is asynchronous
+     */
+    AsynchronousOperations asynchronousOperations() {
+        if (asynchronousOperations == null) {
+            throw new IllegalStateException("No endpoint is asynchronous");
+        }
+        return asynchronousOperations;
     }
 
     /** The endpoints built from annotations, by handler method. */

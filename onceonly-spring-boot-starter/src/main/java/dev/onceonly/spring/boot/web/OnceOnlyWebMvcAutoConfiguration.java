@@ -4,6 +4,8 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
+import dev.onceonly.spring.boot.async.AsynchronousOperations;
+import java.time.Clock;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +31,8 @@ import tools.jackson.databind.json.JsonMapper;
  * The {@code Idempotency-Key} protocol for Spring MVC: the filter, its endpoints and owner resolution.
  */
 @AutoConfiguration(after = OnceOnlyAutoConfiguration.class,
-        afterName = {"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
+        afterName = {"dev.onceonly.spring.boot.async.OnceOnlyAsynchronousAutoConfiguration",
+                "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
                 "org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration"})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(RequestMappingHandlerMapping.class)
@@ -63,16 +66,39 @@ public class OnceOnlyWebMvcAutoConfiguration {
     FilterRegistrationBean<IdempotencyKeyFilter> idempotencyKeyFilterRegistration(IdempotentEndpoints endpoints,
             IdempotencyKeyFormat keyFormat, IdempotencyOwnerResolver ownerResolver, IdempotencyEngine engine,
             OnceOnlyProperties properties, ObjectProvider<IdempotencyListener> listeners,
-            ObjectProvider<JsonMapper> json) {
+            ObjectProvider<JsonMapper> json, ObjectProvider<Clock> clock) {
         OnceOnlyProperties.Http http = properties.http();
+        ProblemResponses problems = ProblemResponses.of(properties, engine, json);
         IdempotencyKeyFilter filter = new IdempotencyKeyFilter(endpoints, keyFormat, properties.key().headerName(),
-                new RequestOwners(ownerResolver, http.allowAnonymous()),
-                ResponseSnapshots.of(http), ProblemResponses.of(properties, engine, json), http.maxRequestBody().toBytes(),
+                new RequestOwners(ownerResolver, http.allowAnonymous()), ResponseSnapshots.of(http),
+                operationResponses(problems, json, clock), problems, http.maxRequestBody().toBytes(),
                 http.maxBufferedResponse().toBytes(), listeners.orderedStream().toList());
         FilterRegistrationBean<IdempotencyKeyFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("idempotencyKeyFilter");
         registration.setOrder(FILTER_ORDER);
         return registration;
+    }
+
+    private static OperationResponses operationResponses(ProblemResponses problems, ObjectProvider<JsonMapper> json,
+            ObjectProvider<Clock> clock) {
+        return new OperationResponses(problems, json.getIfAvailable(JsonMapper::new),
+                clock.getIfAvailable(Clock::systemUTC));
+    }
+
+    /** The status resource of asynchronous endpoints' operations, where asynchronous operations are set up. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(AsynchronousOperations.class)
+    static class Operations {
+
+        @Bean
+        @ConditionalOnMissingBean
+        OperationStatus operationStatus(AsynchronousOperations operations, IdempotencyKeyFormat keyFormat,
+                IdempotencyOwnerResolver ownerResolver, IdempotencyEngine engine, OnceOnlyProperties properties,
+                ObjectProvider<JsonMapper> json, ObjectProvider<Clock> clock) {
+            return new OperationStatus(operations, keyFormat, new RequestOwners(ownerResolver,
+                    properties.http().allowAnonymous()),
+                    operationResponses(ProblemResponses.of(properties, engine, json), json, clock));
+        }
     }
 
     /**
@@ -86,13 +112,16 @@ public class OnceOnlyWebMvcAutoConfiguration {
         return new FoundHandlerMapping();
     }
 
-    /** Lets idempotent handlers declare an {@link dev.onceonly.Attempt} parameter. */
+    /**
+     * Lets idempotent handlers declare an {@link dev.onceonly.Attempt} parameter, asynchronous ones an
+     * {@link AcceptedRequest}.
+     */
     @Bean
     WebMvcConfigurer onceOnlyAttemptArgument() {
         return new WebMvcConfigurer() {
             @Override
             public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
-                resolvers.add(new AttemptArgumentResolver());
+                resolvers.add(new FilterArgumentResolver());
             }
         };
     }

@@ -47,6 +47,7 @@ final class ProblemResponses {
             Map.entry("server-busy", new Kind(503, "Server too busy")),
             Map.entry("authentication-required", new Kind(401, "Authentication required")),
             Map.entry("owner-unresolvable", new Kind(403, "The request's owner cannot own idempotency keys")),
+            Map.entry("operation-not-found", new Kind(404, "Operation not found")),
             Map.entry("asynchronous-handler", new Kind(500, "Idempotent handler answered asynchronously")),
             Map.entry("response-too-large", new Kind(500, "Response too large to hold back")),
             Map.entry("handler-left-transaction", new Kind(500, "Idempotent handler left its transaction")));

@@ -6,7 +6,7 @@ import org.springframework.web.reactive.BindingContext;
 import org.springframework.web.reactive.result.method.SyncHandlerMethodArgumentResolver;
 import org.springframework.web.server.ServerWebExchange;
 
-/** Hands an idempotent WebFlux handler its {@link Attempt}, as {@link AttemptArgumentResolver} does for MVC. */
+/** Hands an idempotent WebFlux handler its {@link Attempt}, as {@link FilterArgumentResolver} does for MVC. */
 final class ReactiveAttemptArgumentResolver implements SyncHandlerMethodArgumentResolver {
 
     @Override

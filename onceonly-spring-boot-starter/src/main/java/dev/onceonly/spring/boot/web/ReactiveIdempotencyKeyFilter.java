@@ -62,7 +62,7 @@ import reactor.util.context.ContextView;
 public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
 
     /** The exchange attribute the running {@link dev.onceonly.Attempt} is under. */
-    static final String ATTEMPT_ATTRIBUTE = AttemptArgumentResolver.ATTRIBUTE;
+    static final String ATTEMPT_ATTRIBUTE = FilterArgumentResolver.ATTEMPT_ATTRIBUTE;
 
     private static final Logger log = LoggerFactory.getLogger(ReactiveIdempotencyKeyFilter.class);
 

@@ -107,6 +107,11 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
                     AnnotatedEndpoints.requireDefaultOperationsFit(where, methods, info.getPatternsCondition()
                             .getPatterns().stream().map(PathPattern::getPatternString).toList());
                 }
+                if (idempotent.asynchronous()) {
+                    throw IdempotencyConfigurationException.of(where + " asynchronous", "asynchronous endpoints "
+                            + "are served on Spring MVC only so far", "Accept the operation with "
+                            + "AsynchronousOperations.submit in the handler, or serve it with Spring MVC");
+                }
                 requireFiniteResponse(where, handler, info.getProducesCondition().getProducibleMediaTypes()
                         .stream().anyMatch(type -> STREAMING.stream().anyMatch(type::isCompatibleWith)));
                 IdempotentEndpoint endpoint = AnnotatedEndpoints.fromAnnotation(engine, idempotent, where, methods,

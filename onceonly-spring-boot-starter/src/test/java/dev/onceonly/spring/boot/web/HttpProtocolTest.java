@@ -20,7 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.GZIPOutputStream;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import java.util.stream.Stream;
 import org.springframework.core.MethodParameter;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.method.support.ModelAndViewContainer;
@@ -267,6 +270,24 @@ class HttpProtocolTest {
                 .hasMessageContaining("answer synchronously"));
     }
 
+    static Stream<Arguments> misconfiguredAsynchronousEndpoints() {
+        return Stream.of(
+                Arguments.of(UnnamedAcceptingHandler.class, "Name the operation"),
+                Arguments.of(KeylessAcceptingHandler.class, "Leave keyRequired at true"),
+                // No db-scheduler auto-configuration here: nothing would ever run what it accepts.
+                Arguments.of(AcceptingHandler.class, "asynchronous operations are not set up"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("misconfiguredAsynchronousEndpoints")
+    void misconfiguredAsynchronousEndpointStopsStartupSayingWhatToDo(Class<?> handler, String message) {
+        runner.withUserConfiguration(handler).run(context -> assertThat(context).hasFailed().getFailure()
+                .extracting(NestedExceptionUtils::getMostSpecificCause)
+                .asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+                .hasMessageContaining("@Idempotent on " + handler.getSimpleName() + ".create")
+                .hasMessageContaining(message));
+    }
+
     @Test
     void attemptThatWentAsynchronousIsNeverRunAgainInLeasedMode() {
         run(http -> {
@@ -470,6 +491,33 @@ class HttpProtocolTest {
         @Idempotent
         ResponseEntity<StreamingResponseBody> create() {
             return ResponseEntity.ok(out -> out.write('x'));
+        }
+    }
+
+    @RestController
+    static class UnnamedAcceptingHandler {
+        @PostMapping("/accepting")
+        @Idempotent(asynchronous = true)
+        ResponseEntity<byte[]> create(AcceptedRequest request) {
+            return request.accept("payload", "/operations/{key}");
+        }
+    }
+
+    @RestController
+    static class KeylessAcceptingHandler {
+        @PostMapping("/accepting")
+        @Idempotent(value = "settle", asynchronous = true, keyRequired = false)
+        ResponseEntity<byte[]> create(AcceptedRequest request) {
+            return request.accept("payload", "/operations/{key}");
+        }
+    }
+
+    @RestController
+    static class AcceptingHandler {
+        @PostMapping("/accepting")
+        @Idempotent(value = "settle", asynchronous = true)
+        ResponseEntity<byte[]> create(AcceptedRequest request) {
+            return request.accept("payload", "/operations/{key}");
         }
     }
 
