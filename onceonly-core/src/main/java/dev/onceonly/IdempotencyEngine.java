@@ -5,6 +5,7 @@ import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.OutcomeCache;
 import dev.onceonly.spi.Purgeable;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -144,6 +145,14 @@ public final class IdempotencyEngine {
      */
     public IdempotencyMode mode() {
         return mode;
+    }
+
+    /**
+     * The clock of every instant this engine writes and compares: what components beside it (cleanup, workers,
+     * status resources) read, so that all agree with the records on what "now" is.
+     */
+    public Clock clock() {
+        return settings.clock;
     }
 
     /** How long a duplicate waits for the attempt it duplicates. */

@@ -189,6 +189,9 @@ public abstract class JdbcDialect {
 
     protected abstract @Nullable Instant getInstant(ResultSet resultSet, String column) throws SQLException;
 
+    /** The database's time now (not its transaction's start), in UTC, as the column {@code now}. */
+    protected abstract String currentTime();
+
     /** Reads a record for {@code find}. Parameters: owner, operation, key. */
     protected String select(String table) {
         return "SELECT " + RECORD_COLUMNS + " FROM " + table + SCOPE;

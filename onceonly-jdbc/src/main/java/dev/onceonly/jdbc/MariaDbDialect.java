@@ -170,4 +170,10 @@ public final class MariaDbDialect extends JdbcDialect {
         LocalDateTime value = resultSet.getObject(column, LocalDateTime.class);
         return value == null ? null : value.toInstant(ZoneOffset.UTC);
     }
+
+    @Override
+    protected String currentTime() {
+        // The statement's start, which for a statement of its own is now.
+        return "SELECT UTC_TIMESTAMP(6) AS now";
+    }
 }

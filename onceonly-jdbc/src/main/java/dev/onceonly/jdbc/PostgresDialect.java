@@ -205,4 +205,9 @@ public final class PostgresDialect extends JdbcDialect {
         OffsetDateTime value = resultSet.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
     }
+
+    @Override
+    protected String currentTime() {
+        return "SELECT clock_timestamp() AS now";
+    }
 }

@@ -22,7 +22,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 class MariaDbIdempotencyStoreIT extends IdempotencyStoreContract implements HeldRecordTests, StoreFailureTests,
-        AuditModeTests {
+        AuditModeTests, ClocksApartTests {
 
     @Override
     protected IdempotencyStore createStore(Clock clock) {

@@ -33,7 +33,8 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
  * holds must still be bounded by its lock wait.
  */
 class PostgresIdempotencyStoreIT extends IdempotencyStoreContract
-        implements PostgresHeldRecordTests, PostgresSlowDatabaseTests, StoreFailureTests, AuditModeTests {
+        implements PostgresHeldRecordTests, PostgresSlowDatabaseTests, StoreFailureTests, AuditModeTests,
+        ClocksApartTests {
 
     @Override
     public List<String> createTablesLike(String table) {

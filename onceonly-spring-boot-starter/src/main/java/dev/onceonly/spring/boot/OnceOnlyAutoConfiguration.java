@@ -27,7 +27,8 @@ import org.springframework.context.annotation.Bean;
  * The engine and key format from {@code onceonly.*}. The store is whatever {@link IdempotencyStore} bean
  * exists: the JDBC store when there is a {@code DataSource}, or one you define. The mode follows
  * {@code onceonly.mode} and the {@link TransactionRunner} bean (the JDBC auto-configuration makes one from the
- * transaction manager); see {@link EngineModeSelection}. A {@link Clock} bean, if any, is the engine's clock, and
+ * transaction manager); see {@link EngineModeSelection}. A {@link Clock} bean, if any, is the engine's clock (with
+ * the JDBC store, corrected to the database's time: {@code onceonly.jdbc.clock-sync}), and
  * {@link IdempotencyEngineCustomizer} beans adjust the builder last.
  */
 @AutoConfiguration

@@ -2,7 +2,6 @@ package dev.onceonly.spring.boot;
 
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.spi.Purgeable;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +15,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * Purges every OnceOnly table in the background, in throttled batches ({@code onceonly.cleanup.*}): the engine's
  * expired records (through its store, so that its decorators such as the metrics see the purge), and every
- * {@link Purgeable} bean (the audit table, the outbox), with the application's {@link Clock} bean if there is one.
+ * {@link Purgeable} bean (the audit table, the outbox), by the engine's clock ({@link IdempotencyEngine#clock()}: the
+ * database's time with the JDBC store), which wrote the records' expiries.
  */
 @AutoConfiguration(after = OnceOnlyAutoConfiguration.class, afterName = {
     "dev.onceonly.spring.boot.jdbc.OnceOnlyJdbcAutoConfiguration",
@@ -28,11 +28,11 @@ public class OnceOnlyCleanupAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     BackgroundCleanup onceOnlyBackgroundCleanup(IdempotencyEngine engine, ObjectProvider<Purgeable> tables,
-            ObjectProvider<Clock> clock, OnceOnlyProperties properties) {
+            OnceOnlyProperties properties) {
         List<Purgeable> all = new ArrayList<>();
         all.add(engine.expiredRecords());
         tables.orderedStream().forEach(all::add);
-        return new BackgroundCleanup(all, clock.getIfAvailable(Clock::systemUTC), properties.cleanup());
+        return new BackgroundCleanup(all, engine.clock(), properties.cleanup());
     }
 
     @Bean

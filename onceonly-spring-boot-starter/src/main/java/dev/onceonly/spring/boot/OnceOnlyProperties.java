@@ -360,12 +360,17 @@ public record OnceOnlyProperties(
      * @param tableName the record table (plain identifier, optionally schema-qualified)
      * @param schemaInit whether the bundled migrations are applied at startup (with Flyway, history table
      *     onceonly_schema_history)
+     * @param clockSync how often OnceOnly's clock is set to the database's time, on which every instance's leases
+     *     and expiries then agree whatever the hosts' clocks say; 0s keeps the host's clock (or the application's
+     *     Clock bean) unchanged, as a test that moves its clock needs
      */
     public record Jdbc(
             @DefaultValue(JdbcIdempotencyStore.DEFAULT_TABLE) String tableName,
-            @DefaultValue("true") boolean schemaInit) {
+            @DefaultValue("true") boolean schemaInit,
+            @DefaultValue("1m") Duration clockSync) {
 
         public Jdbc {
+            requireNotNegative("onceonly.jdbc.clock-sync", clockSync);
             if (schemaInit && !tableName.equals(JdbcIdempotencyStore.DEFAULT_TABLE)) {
                 throw IdempotencyConfigurationException.of("onceonly.jdbc.schema-init", "the bundled migrations "
                         + "create " + JdbcIdempotencyStore.DEFAULT_TABLE + ", not " + tableName, "Create that "

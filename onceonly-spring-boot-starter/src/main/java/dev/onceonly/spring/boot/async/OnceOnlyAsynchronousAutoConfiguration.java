@@ -52,10 +52,9 @@ public class OnceOnlyAsynchronousAutoConfiguration {
 
     @Bean
     Task<OperationTask> onceonlyOperationTask(IdempotencyEngine engine,
-            ObjectProvider<AsynchronousOperation<?>> operations, ObjectProvider<JsonMapper> json,
-            ObjectProvider<Clock> clock) {
+            ObjectProvider<AsynchronousOperation<?>> operations, ObjectProvider<JsonMapper> json) {
         OperationWorker worker = new OperationWorker(engine, operations.orderedStream().toList(),
-                json.getIfAvailable(JsonMapper::new), clock.getIfAvailable(Clock::systemUTC));
+                json.getIfAvailable(JsonMapper::new), engine.clock());
         return Tasks.custom(TASK_NAME, OperationTask.class)
                 .onFailure(new FailureHandler.OnFailureRetryLater<>(FAILED_RUN_RETRY))
                 .execute(worker::execute);
@@ -67,7 +66,10 @@ public class OnceOnlyAsynchronousAutoConfiguration {
      */
     @Bean
     OperationQueue onceonlyOperationQueue(DataSource dataSource, JdbcDialect dialect, Task<OperationTask> task,
-            ObjectProvider<JsonMapper> json, ObjectProvider<Clock> clock, OnceOnlyProperties properties) {
+            IdempotencyEngine engine, ObjectProvider<JsonMapper> json, OnceOnlyProperties properties) {
+        // The engine's clock for the tasks too: the database's time with onceonly.jdbc.clock-sync, on which every
+        // instance agrees when a task is due and whose heartbeat is missing.
+        Clock clock = engine.clock();
         OnceOnlyProperties.Async async = properties.async();
         SchedulerBuilder builder = Scheduler.create(new TransactionAwareDataSourceProxy(dataSource),
                         List.<Task<?>>of(task))
@@ -77,14 +79,15 @@ public class OnceOnlyAsynchronousAutoConfiguration {
                 .pollingInterval(async.pollingInterval())
                 .heartbeatInterval(async.heartbeatInterval())
                 .missedHeartbeatsLimit(async.missedHeartbeats())
-                .shutdownMaxWait(async.shutdownWait());
+                .shutdownMaxWait(async.shutdownWait())
+                .clock(clock::instant);
         if (dialect instanceof PostgresDialect) {
             builder.pollUsingLockAndFetch(0.5, 1.0);
         } else {
             // db-scheduler has no lock-and-fetch for MariaDB; its default picks with a version check instead.
             builder.alwaysPersistTimestampInUTC();
         }
-        return new OperationQueue(builder.build(), task, clock.getIfAvailable(Clock::systemUTC), async.enabled());
+        return new OperationQueue(builder.build(), task, clock, async.enabled());
     }
 
     @Bean

@@ -2,6 +2,7 @@ package dev.onceonly.spring.boot.jdbc;
 
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.TransactionRunner;
+import dev.onceonly.jdbc.DatabaseClock;
 import dev.onceonly.jdbc.JdbcDialect;
 import dev.onceonly.jdbc.JdbcIdempotencyStore;
 import dev.onceonly.jdbc.JdbcSchema;
@@ -13,12 +14,15 @@ import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.Purgeable;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
+import dev.onceonly.spring.boot.PeriodicTask;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -125,6 +129,29 @@ public class OnceOnlyJdbcAutoConfiguration {
     @ConditionalOnMissingBean(name = "onceOnlyAuditTrail")
     @Nullable Purgeable onceOnlyAuditTrail(JdbcIdempotencyStore store, OnceOnlyProperties properties) {
         return store.keepsAudit() || properties.jdbc().schemaInit() ? store.auditTrail() : null;
+    }
+
+    /**
+     * OnceOnly's clock on the database's time, measured at startup and every {@code onceonly.jdbc.clock-sync} after;
+     * none where that is {@code 0s}.
+     */
+    @Bean
+    @Nullable DatabaseTime onceOnlyDatabaseTime(DataSource dataSource, JdbcDialect dialect, ObjectProvider<Clock> clock,
+            OnceOnlyProperties properties) {
+        if (properties.jdbc().clockSync().isZero()) {
+            return null;
+        }
+        return new DatabaseTime(DatabaseClock.of(dataSource, dialect, clock.getIfAvailable(Clock::systemUTC)));
+    }
+
+    @Bean
+    @Nullable PeriodicTask onceOnlyClockSync(ObjectProvider<DatabaseTime> databaseTime, OnceOnlyProperties properties) {
+        DatabaseTime time = databaseTime.getIfAvailable();
+        if (time == null) {
+            return null;
+        }
+        Duration interval = properties.jdbc().clockSync();
+        return new PeriodicTask("onceonly-clock-sync", interval, interval, time::synchronize);
     }
 
     @Bean

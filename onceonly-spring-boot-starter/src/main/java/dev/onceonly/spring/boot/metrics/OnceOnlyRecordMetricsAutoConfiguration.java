@@ -7,10 +7,8 @@ import dev.onceonly.spring.boot.OnceOnlyCleanupAutoConfiguration;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
 import dev.onceonly.spring.boot.PeriodicTask;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -30,13 +28,13 @@ public class OnceOnlyRecordMetricsAutoConfiguration {
     /** Counted at once after startup, then every interval; an interval of zero turns the counts off. */
     @Bean
     @Nullable PeriodicTask onceOnlyRecordCounts(IdempotencyEngine engine, OnceOnlyProperties properties,
-            ObjectProvider<Clock> clock, MeterRegistry registry) {
+            MeterRegistry registry) {
         Duration interval = properties.metrics().recordCountsInterval();
         if (interval.isZero()) {
             return null;
         }
-        RecordCountMetrics counts = new RecordCountMetrics(engine.administration(),
-                clock.getIfAvailable(Clock::systemUTC), interval, registry);
+        RecordCountMetrics counts = new RecordCountMetrics(engine.administration(), engine.clock(), interval,
+                registry);
         return new PeriodicTask("onceonly-record-counts", Duration.ZERO, interval, counts::count);
     }
 

@@ -5,7 +5,6 @@ import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
 import dev.onceonly.spring.boot.async.AsynchronousOperations;
-import java.time.Clock;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,12 +65,12 @@ public class OnceOnlyWebMvcAutoConfiguration {
     FilterRegistrationBean<IdempotencyKeyFilter> idempotencyKeyFilterRegistration(IdempotentEndpoints endpoints,
             IdempotencyKeyFormat keyFormat, IdempotencyOwnerResolver ownerResolver, IdempotencyEngine engine,
             OnceOnlyProperties properties, ObjectProvider<IdempotencyListener> listeners,
-            ObjectProvider<JsonMapper> json, ObjectProvider<Clock> clock) {
+            ObjectProvider<JsonMapper> json) {
         OnceOnlyProperties.Http http = properties.http();
         ProblemResponses problems = ProblemResponses.of(properties, engine, json);
         IdempotencyKeyFilter filter = new IdempotencyKeyFilter(endpoints, keyFormat, properties.key().headerName(),
                 new RequestOwners(ownerResolver, http.allowAnonymous()), ResponseSnapshots.of(http),
-                operationResponses(problems, json, clock), problems, http.maxRequestBody().toBytes(),
+                operationResponses(problems, json, engine), problems, http.maxRequestBody().toBytes(),
                 http.maxBufferedResponse().toBytes(), listeners.orderedStream().toList());
         FilterRegistrationBean<IdempotencyKeyFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("idempotencyKeyFilter");
@@ -80,9 +79,8 @@ public class OnceOnlyWebMvcAutoConfiguration {
     }
 
     private static OperationResponses operationResponses(ProblemResponses problems, ObjectProvider<JsonMapper> json,
-            ObjectProvider<Clock> clock) {
-        return new OperationResponses(problems, json.getIfAvailable(JsonMapper::new),
-                clock.getIfAvailable(Clock::systemUTC));
+            IdempotencyEngine engine) {
+        return new OperationResponses(problems, json.getIfAvailable(JsonMapper::new), engine.clock());
     }
 
     /** The status resource of asynchronous endpoints' operations, where asynchronous operations are set up. */
@@ -94,10 +92,10 @@ public class OnceOnlyWebMvcAutoConfiguration {
         @ConditionalOnMissingBean
         OperationStatus operationStatus(AsynchronousOperations operations, IdempotencyKeyFormat keyFormat,
                 IdempotencyOwnerResolver ownerResolver, IdempotencyEngine engine, OnceOnlyProperties properties,
-                ObjectProvider<JsonMapper> json, ObjectProvider<Clock> clock) {
+                ObjectProvider<JsonMapper> json) {
             return new OperationStatus(operations, keyFormat, new RequestOwners(ownerResolver,
                     properties.http().allowAnonymous()),
-                    operationResponses(ProblemResponses.of(properties, engine, json), json, clock));
+                    operationResponses(ProblemResponses.of(properties, engine, json), json, engine));
         }
     }
 

@@ -14,6 +14,10 @@ import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -42,6 +46,25 @@ class OnceOnlyJdbcAutoConfigurationIT {
             assertThat(context.getBean(JdbcDialect.class)).isInstanceOf(PostgresDialect.class);
             assertThat(context.getBean(IdempotencyEngine.class).mode()).isEqualTo(IdempotencyMode.TRANSACTIONAL);
         });
+    }
+
+    // Issue 39: a host clock two hours ahead took over live attempts and ran finished requests again.
+    @Test
+    void engineRunsOnTheDatabasesTimeWhateverTheApplicationsClockSays() {
+        runner.withBean(Clock.class, () -> Clock.offset(Clock.systemUTC(), Duration.ofHours(2))).run(context -> {
+            Instant engineNow = context.getBean(IdempotencyEngine.class).clock().instant();
+
+            // The database runs on this machine: its time is this machine's, up to a round trip.
+            assertThat(Duration.between(Instant.now(), engineNow).abs()).isLessThan(Duration.ofSeconds(5));
+            assertThat(context).hasBean("onceOnlyClockSync");
+        });
+    }
+
+    @Test
+    void clockSyncOfZeroLeavesTheEngineOnTheApplicationsClock() {
+        Clock fixed = Clock.fixed(Instant.parse("2100-01-01T00:00:00Z"), ZoneOffset.UTC);
+        runner.withBean(Clock.class, () -> fixed).withPropertyValues("onceonly.jdbc.clock-sync=0s")
+                .run(context -> assertThat(context.getBean(IdempotencyEngine.class).clock()).isSameAs(fixed));
     }
 
     @Test
