@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Canonical JSON after RFC 8785 (JSON Canonicalization Scheme), so that member order, insignificant whitespace
@@ -54,6 +55,17 @@ public final class CanonicalJson {
     public static CanonicalJson excluding(Collection<String> jsonPointers) {
         return new CanonicalJson(jsonPointers.stream().map(CanonicalJson::requirePointer)
                 .collect(Collectors.toUnmodifiableSet()));
+    }
+
+    /** Two canonicalisations are equal if they leave out the same members: they fingerprint alike. */
+    @Override
+    public boolean equals(@Nullable Object other) {
+        return other instanceof CanonicalJson json && json.excludedPointers.equals(excludedPointers);
+    }
+
+    @Override
+    public int hashCode() {
+        return excludedPointers.hashCode();
     }
 
     /** A JSON Pointer is {@code /} and a name, any number of times; {@code ~} escapes only {@code 0} and {@code 1}. */

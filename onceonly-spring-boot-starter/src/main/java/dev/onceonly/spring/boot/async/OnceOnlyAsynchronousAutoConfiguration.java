@@ -52,9 +52,11 @@ public class OnceOnlyAsynchronousAutoConfiguration {
 
     @Bean
     Task<OperationTask> onceonlyOperationTask(IdempotencyEngine engine,
-            ObjectProvider<AsynchronousOperation<?>> operations, ObjectProvider<JsonMapper> json) {
+            ObjectProvider<AsynchronousOperation<?>> operations, ObjectProvider<JsonMapper> json,
+            ObjectProvider<OperationOutcomes> outcomes) {
         OperationWorker worker = new OperationWorker(engine, operations.orderedStream().toList(),
-                json.getIfAvailable(JsonMapper::new), engine.clock());
+                json.getIfAvailable(JsonMapper::new), engine.clock(),
+                outcomes.getIfAvailable(() -> OperationOutcomes.AS_RETURNED));
         return Tasks.custom(TASK_NAME, OperationTask.class)
                 .onFailure(new FailureHandler.OnFailureRetryLater<>(FAILED_RUN_RETRY))
                 .execute(worker::execute);

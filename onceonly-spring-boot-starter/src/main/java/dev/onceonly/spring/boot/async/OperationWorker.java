@@ -6,7 +6,6 @@ import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyScope;
-import dev.onceonly.OutcomeCodec;
 import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.Resumption;
 import dev.onceonly.StoredResponse;
@@ -41,13 +40,15 @@ final class OperationWorker {
     private final Map<String, AsynchronousOperation<?>> operations;
     private final JsonMapper json;
     private final Clock clock;
+    private final OperationOutcomes outcomes;
 
     OperationWorker(IdempotencyEngine engine, List<AsynchronousOperation<?>> operations, JsonMapper json,
-            Clock clock) {
+            Clock clock, OperationOutcomes outcomes) {
         this.engine = engine;
         this.operations = byName(operations);
         this.json = json;
         this.clock = clock;
+        this.outcomes = outcomes;
     }
 
     private static Map<String, AsynchronousOperation<?>> byName(List<AsynchronousOperation<?>> operations) {
@@ -95,11 +96,11 @@ final class OperationWorker {
             log.error("The payload of a queued '{}' operation does not read as {} ({}); it ends with a 500 problem",
                     scope.operation(), operation.payloadType().getSimpleName(), unreadable.getClass().getSimpleName());
             StoredResponse problem = unreadablePayload(scope);
-            return engine.resume(scope, OutcomeCodec.identity(), attempt -> {
+            return engine.resume(scope, outcomes.codec(scope.operation()), attempt -> {
                 throw OutcomeUnknownException.storing("unreadable payload", problem);
             });
         }
-        return engine.resume(scope, OutcomeCodec.identity(), attempt -> operation.run(attempt, value));
+        return engine.resume(scope, outcomes.codec(scope.operation()), attempt -> operation.run(attempt, value));
     }
 
     private StoredResponse unreadablePayload(IdempotencyScope scope) {

@@ -42,15 +42,21 @@ public final class AcceptedRequest {
     private final IdempotencyScope scope;
     private final Fingerprint fingerprint;
     private final String instance;
+    private final String contextPath;
     private final OperationResponses responses;
     private final Consumer<Outcome> outcomes;
 
+    /**
+     * @param instance the request's URI, the {@code instance} of its problems
+     * @param contextPath the application's context path, which the {@code Location} of a 202 begins with
+     */
     AcceptedRequest(AsynchronousOperations operations, IdempotencyScope scope, Fingerprint fingerprint,
-            String instance, OperationResponses responses, Consumer<Outcome> outcomes) {
+            String instance, String contextPath, OperationResponses responses, Consumer<Outcome> outcomes) {
         this.operations = operations;
         this.scope = scope;
         this.fingerprint = fingerprint;
         this.instance = instance;
+        this.contextPath = contextPath;
         this.responses = responses;
         this.outcomes = outcomes;
     }
@@ -61,8 +67,9 @@ public final class AcceptedRequest {
      *
      * @param payload what the worker's {@link dev.onceonly.spring.boot.async.AsynchronousOperation} is given,
      *     stored as JSON until the operation has finished
-     * @param statusRoute the route of the operation's status resource, with a {@code {key}} variable for the key as
-     *     the client sent it, such as {@code /api/payment-operations/{key}}: the {@code Location} of a 202
+     * @param statusRoute the route of the operation's status resource within the application, with a {@code {key}}
+     *     variable for the key as the client sent it, such as {@code /api/payment-operations/{key}}: the
+     *     {@code Location} of a 202, after the context path
      * @return {@code 202 Accepted} with {@code Location}, {@code Retry-After} and {@code Preference-Applied:
      *     respond-async} while the operation runs (or a synchronous request of the same key does); the key's
      *     stored answer with {@code Idempotent-Replayed: true} once it has one; the filter's problems for a key
@@ -102,7 +109,7 @@ public final class AcceptedRequest {
     }
 
     private URI location(String statusRoute) {
-        return URI.create(statusRoute.replace(KEY_VARIABLE,
+        return URI.create(contextPath + statusRoute.replace(KEY_VARIABLE,
                 UriUtils.encodePathSegment(scope.key().value(), StandardCharsets.UTF_8)));
     }
 }

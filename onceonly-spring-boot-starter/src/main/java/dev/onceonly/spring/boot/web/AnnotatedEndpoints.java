@@ -87,6 +87,15 @@ final class AnnotatedEndpoints {
                     + "requests for the AsynchronousOperation of its operation name, and it has none",
                     "Name the operation, as the AsynchronousOperation bean that runs it is named");
         }
+        if (idempotent.asynchronous() && (!idempotent.waitTimeout().isEmpty() || !idempotent.retention().isEmpty()
+                || !idempotent.failedRetention().isEmpty() || !idempotent.abandonedRetention().isEmpty()
+                || idempotent.mode() != IdempotencyMode.AUTO || idempotent.retryableStatuses().length > 0
+                || idempotent.finalStatuses().length > 0)) {
+            throw IdempotencyConfigurationException.of(where + " asynchronous", "an asynchronous endpoint only "
+                    + "accepts its operation; the worker runs and stores it with the application's settings "
+                    + "(onceonly.*), so its wait, retention, mode and statuses would be ignored",
+                    "Leave them out here, and set them for the whole application");
+        }
         if (idempotent.asynchronous() && !idempotent.keyRequired()) {
             throw IdempotencyConfigurationException.of(where + " keyRequired", "an asynchronous endpoint "
                     + "accepts an operation under its key, and a request without one would have nothing to accept "

@@ -115,7 +115,8 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             if (match.endpoint().asynchronous()) {
                 // The handler accepts the request for a worker: nothing runs here that a retry must not repeat.
                 forwarded.setAttribute(AcceptedRequest.ATTRIBUTE, new AcceptedRequest(
-                        endpoints.asynchronousOperations(), scope, fingerprint, request.getRequestURI(), operations,
+                        endpoints.asynchronousOperations(), scope, fingerprint, request.getRequestURI(),
+                        request.getContextPath(), operations,
                         outcome -> notify(operation, outcome)));
                 chain.doFilter(forwarded, response);
                 return;

@@ -1,5 +1,6 @@
 package dev.onceonly.spring.boot.web;
 
+import dev.onceonly.Attempt;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
@@ -11,6 +12,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -100,6 +102,23 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     }
 
     /**
+     * An asynchronous handler answers through its {@link AcceptedRequest}: without one it would run unprotected,
+     * and an {@link Attempt} or an {@code AcceptedRequest} where the filter makes none would fail every request.
+     */
+    private static void requireFilterArguments(String where, HandlerMethod handler, boolean asynchronous) {
+        List<Class<?>> types = List.of(handler.getMethod().getParameterTypes());
+        if (asynchronous && (!types.contains(AcceptedRequest.class) || types.contains(Attempt.class))) {
+            throw IdempotencyConfigurationException.of(where + " asynchronous", "an asynchronous handler "
+                    + "accepts its operation through an AcceptedRequest parameter and runs no attempt",
+                    "Declare an AcceptedRequest parameter, answer with its accept(…), and take no Attempt");
+        }
+        if (!asynchronous && types.contains(AcceptedRequest.class)) {
+            throw IdempotencyConfigurationException.of(where, "only an asynchronous endpoint's handler gets an "
+                    + "AcceptedRequest", "Set asynchronous = true, or take an Attempt instead");
+        }
+    }
+
+    /**
      * An asynchronous endpoint only accepts requests; without a worker for its operation nothing would ever run
      * them. Looked up here, not injected, so that an application without db-scheduler never loads its types.
      */
@@ -122,7 +141,31 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                         + endpoint.operation() + "', so nothing would run what the endpoint accepts",
                         "Define an AsynchronousOperation bean whose name() is the operation's name");
             }
+            annotated.forEach((otherMethod, twin) -> requireSameRequest(where, endpoint,
+                    AnnotatedEndpoints.where(otherMethod), twin));
         });
+    }
+
+    /**
+     * A synchronous endpoint of the same operation shares the key's record with the asynchronous one: a retry in
+     * the other form is the same request only if both fingerprint alike, and finds the record only if both keep it
+     * as long (the worker keeps it for the application's retention).
+     */
+    private void requireSameRequest(String where, IdempotentEndpoint asynchronous, String twinWhere,
+            IdempotentEndpoint twin) {
+        if (twin.asynchronous() || !Objects.equals(twin.operation(), asynchronous.operation())) {
+            return;
+        }
+        boolean sameFingerprint = twin.canonicalJson().equals(asynchronous.canonicalJson())
+                && twin.fingerprintHeaders().equals(asynchronous.fingerprintHeaders())
+                && twin.fingerprintParameters().equals(asynchronous.fingerprintParameters());
+        if (!sameFingerprint || !twin.engine().retention().equals(engine.retention())) {
+            throw IdempotencyConfigurationException.of(where, "it shares operation '" + asynchronous.operation()
+                    + "' with " + twinWhere + ", but they differ in excludedFields, fingerprintHeaders, the query "
+                    + "parameters that take part, or retention, so a retry in the other form would be refused or "
+                    + "run again", "Give both the same fingerprint settings, and the synchronous one the "
+                    + "application's retention");
+        }
     }
 
     /**
@@ -152,6 +195,7 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                     + "idempotent handler must answer synchronously, with a declared type, so that its outcome "
                     + "is known when it is stored");
         }
+        requireFilterArguments(where, handler, idempotent.asynchronous());
         return AnnotatedEndpoints.fromAnnotation(engine, idempotent, where, methods,
                 HandlerSignature.boundQueryParameters(handler, resolvers));
     }

@@ -5,6 +5,7 @@ import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
 import dev.onceonly.spring.boot.async.AsynchronousOperations;
+import dev.onceonly.spring.boot.async.OperationOutcomes;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,6 +97,13 @@ public class OnceOnlyWebMvcAutoConfiguration {
             return new OperationStatus(operations, keyFormat, new RequestOwners(ownerResolver,
                     properties.http().allowAnonymous()),
                     operationResponses(ProblemResponses.of(properties, engine, json), json, engine));
+        }
+
+        /** The filter's storage rules for what workers store: asynchronous endpoints replay it as any response. */
+        @Bean
+        @ConditionalOnMissingBean
+        OperationOutcomes onceOnlyOperationOutcomes(OnceOnlyProperties properties) {
+            return ResponseSnapshots.of(properties.http())::codec;
         }
     }
 

@@ -10,12 +10,14 @@ import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotentResult;
+import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.Submission;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.RecordState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,6 +46,8 @@ import org.springframework.transaction.support.TransactionTemplate;
     "onceonly.async.missed-heartbeats=4"})
 @Timeout(60)
 class AsynchronousOperationsIT {
+
+    private static final String STORED_BY = "Stored-By";
 
     @Autowired
     AsynchronousOperations operations;
@@ -120,6 +124,14 @@ class AsynchronousOperationsIT {
         await().atMost(Duration.ofSeconds(10)).until(() -> tasksOf(done.scope()) == 0);
     }
 
+    // What the worker stores is replayed by asynchronous HTTP endpoints, so it follows their storage rules.
+    @Test
+    void workerStoresTheOutcomeThroughTheApplicationsOperationOutcomes() {
+        operations.submit(scope, request, new Charge(UUID.randomUUID().toString(), 0));
+
+        assertThat(awaitFinal().response().headers()).containsEntry(STORED_BY, List.of(ChargeCard.NAME));
+    }
+
     @Test
     void retryableFailuresAreRetriedByTheWorkerAfterTheirBackoff() {
         String card = UUID.randomUUID().toString();
@@ -165,6 +177,23 @@ class AsynchronousOperationsIT {
         @Bean
         ChargeCard chargeCard() {
             return new ChargeCard();
+        }
+
+        /** Marks what it stores, so that a test sees the worker store through it. */
+        @Bean
+        OperationOutcomes markingOutcomes() {
+            return operation -> new OutcomeCodec<>() {
+                @Override
+                public StoredResponse encode(StoredResponse response) {
+                    return StoredResponse.of(response.status(), Map.of(STORED_BY, List.of(operation)),
+                            response.body(), response.resourceId());
+                }
+
+                @Override
+                public StoredResponse decode(StoredResponse stored) {
+                    return stored;
+                }
+            };
         }
     }
 }

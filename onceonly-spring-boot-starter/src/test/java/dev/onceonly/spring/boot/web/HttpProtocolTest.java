@@ -274,6 +274,10 @@ class HttpProtocolTest {
         return Stream.of(
                 Arguments.of(UnnamedAcceptingHandler.class, "Name the operation"),
                 Arguments.of(KeylessAcceptingHandler.class, "Leave keyRequired at true"),
+                Arguments.of(RetainingAcceptingHandler.class, "would be ignored"),
+                // It would run its effect with no idempotency at all.
+                Arguments.of(AcceptingHandlerWithoutAcceptedRequest.class, "Declare an AcceptedRequest parameter"),
+                Arguments.of(SynchronousHandlerWithAcceptedRequest.class, "Set asynchronous = true"),
                 // No db-scheduler auto-configuration here: nothing would ever run what it accepts.
                 Arguments.of(AcceptingHandler.class, "asynchronous operations are not set up"));
     }
@@ -507,6 +511,33 @@ class HttpProtocolTest {
     static class KeylessAcceptingHandler {
         @PostMapping("/accepting")
         @Idempotent(value = "settle", asynchronous = true, keyRequired = false)
+        ResponseEntity<byte[]> create(AcceptedRequest request) {
+            return request.accept("payload", "/operations/{key}");
+        }
+    }
+
+    @RestController
+    static class RetainingAcceptingHandler {
+        @PostMapping("/accepting")
+        @Idempotent(value = "settle", asynchronous = true, retention = "1h")
+        ResponseEntity<byte[]> create(AcceptedRequest request) {
+            return request.accept("payload", "/operations/{key}");
+        }
+    }
+
+    @RestController
+    static class AcceptingHandlerWithoutAcceptedRequest {
+        @PostMapping("/accepting")
+        @Idempotent(value = "settle", asynchronous = true)
+        ResponseEntity<byte[]> create() {
+            return ResponseEntity.ok(new byte[0]);
+        }
+    }
+
+    @RestController
+    static class SynchronousHandlerWithAcceptedRequest {
+        @PostMapping("/accepting")
+        @Idempotent("settle")
         ResponseEntity<byte[]> create(AcceptedRequest request) {
             return request.accept("payload", "/operations/{key}");
         }
