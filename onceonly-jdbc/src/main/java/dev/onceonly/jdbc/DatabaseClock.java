@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -27,73 +28,100 @@ import org.slf4j.LoggerFactory;
 public final class DatabaseClock extends Clock {
 
     private static final Logger log = LoggerFactory.getLogger(DatabaseClock.class);
+    /** Reads per measurement: the one of the shortest round trip is the most precise. */
+    private static final int SAMPLES = 3;
+    /** A round trip longer than this measures too loosely (half of it is the error): the last correction stays. */
+    private static final Duration MAX_ROUND_TRIP = Duration.ofSeconds(2);
 
     private final DataSource dataSource;
-    private final String currentTime;
     private final JdbcDialect dialect;
+    private final String currentTime;
     private final Clock host;
-    private volatile Duration offset;
+    /** Shared with the copies {@link #withZone} makes, so that a measurement corrects them all. */
+    private final AtomicReference<Duration> offset;
 
-    private DatabaseClock(DataSource dataSource, JdbcDialect dialect, Clock host, Duration offset) {
+    private DatabaseClock(DataSource dataSource, JdbcDialect dialect, String currentTime, Clock host,
+            AtomicReference<Duration> offset) {
         this.dataSource = dataSource;
         this.dialect = dialect;
-        this.currentTime = dialect.currentTime();
+        this.currentTime = currentTime;
         this.host = host;
         this.offset = offset;
     }
 
-    /** A clock on the database's time, measured once now (the host's time until a measurement succeeds). */
+    /** Whether the dialect can read the database's time; a dialect of your own may not. */
+    public static boolean supports(JdbcDialect dialect) {
+        return dialect.currentTime() != null;
+    }
+
+    /**
+     * A clock on the database's time, measured once now (the host's time until a measurement succeeds).
+     *
+     * @throws IllegalArgumentException if the dialect cannot read the database's time ({@link #supports})
+     */
     public static DatabaseClock of(DataSource dataSource, JdbcDialect dialect, Clock host) {
-        DatabaseClock clock = new DatabaseClock(Objects.requireNonNull(dataSource, "dataSource"),
-                Objects.requireNonNull(dialect, "dialect"), Objects.requireNonNull(host, "host"), Duration.ZERO);
+        String currentTime = Objects.requireNonNull(dialect, "dialect").currentTime();
+        if (currentTime == null) {
+            throw new IllegalArgumentException("The dialect " + dialect.name() + " cannot read the database's time");
+        }
+        DatabaseClock clock = new DatabaseClock(Objects.requireNonNull(dataSource, "dataSource"), dialect,
+                currentTime, Objects.requireNonNull(host, "host"), new AtomicReference<>(Duration.ZERO));
         clock.synchronize();
         return clock;
     }
 
     /**
-     * Measures how far the host clock is from the database's and corrects by it from now on. A database that does
-     * not answer leaves the last correction in place.
+     * Measures how far the host clock is from the database's and corrects by it from now on: of a few reads, the
+     * one with the shortest round trip, if that is short enough to be precise. A database that does not answer
+     * in time leaves the last correction in place.
      *
-     * @return whether the database answered
+     * @return whether the correction was measured anew
      */
     public boolean synchronize() {
+        Duration best = null;
+        Duration bestRoundTrip = null;
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-            Instant sent = host.instant();
-            Instant database;
-            try (ResultSet result = statement.executeQuery(currentTime)) {
-                result.next();
-                database = dialect.getInstant(result, "now");
+            for (int i = 0; i < SAMPLES; i++) {
+                Instant sent = host.instant();
+                Instant database;
+                try (ResultSet result = statement.executeQuery(currentTime)) {
+                    result.next();
+                    database = dialect.getInstant(result, "now");
+                }
+                Duration roundTrip = Duration.between(sent, host.instant());
+                if (database != null && (bestRoundTrip == null || roundTrip.compareTo(bestRoundTrip) < 0)) {
+                    // The database read its clock about halfway through the round trip.
+                    best = Duration.between(sent.plus(roundTrip.dividedBy(2)), database);
+                    bestRoundTrip = roundTrip;
+                }
             }
-            Instant received = host.instant();
-            if (database == null) {
-                return false;
-            }
-            // The database read its clock about halfway through the round trip.
-            Instant hostThen = sent.plus(Duration.between(sent, received).dividedBy(2));
-            Duration measured = Duration.between(hostThen, database);
-            Duration previous = offset;
-            offset = measured;
-            if (measured.minus(previous).abs().compareTo(Duration.ofSeconds(1)) > 0) {
-                log.warn("This host's clock is {} from the database's; OnceOnly's leases and expiries follow the "
-                        + "database's", measured.negated());
-            }
-            return true;
         } catch (SQLException e) {
             // Only the state: the driver's message can quote connection values.
             log.warn("Could not read the database's time (SQLState {}); keeping the last correction, {}",
-                    e.getSQLState(), offset);
+                    e.getSQLState(), offset.get());
             return false;
         }
+        if (best == null || bestRoundTrip.compareTo(MAX_ROUND_TRIP) > 0) {
+            log.warn("The database's time took {} to read; keeping the last correction, {}", bestRoundTrip,
+                    offset.get());
+            return false;
+        }
+        Duration previous = offset.getAndSet(best);
+        if (best.minus(previous).abs().compareTo(Duration.ofSeconds(1)) > 0) {
+            log.warn("This host's clock is {} from the database's; OnceOnly's leases and expiries follow the "
+                    + "database's", best.negated());
+        }
+        return true;
     }
 
     /** How far the database's clock is ahead of the host's, as last measured. */
     public Duration offset() {
-        return offset;
+        return offset.get();
     }
 
     @Override
     public Instant instant() {
-        return host.instant().plus(offset);
+        return host.instant().plus(offset.get());
     }
 
     @Override
@@ -103,12 +131,12 @@ public final class DatabaseClock extends Clock {
 
     @Override
     public Clock withZone(ZoneId zone) {
-        return new DatabaseClock(dataSource, dialect, host.withZone(zone), offset);
+        return new DatabaseClock(dataSource, dialect, currentTime, host.withZone(zone), offset);
     }
 
     @Override
     public String toString() {
-        return "DatabaseClock[" + host + " " + offset + "]";
+        return "DatabaseClock[" + host + " " + offset.get() + "]";
     }
 
     @Override

@@ -189,8 +189,14 @@ public abstract class JdbcDialect {
 
     protected abstract @Nullable Instant getInstant(ResultSet resultSet, String column) throws SQLException;
 
-    /** The database's time now (not its transaction's start), in UTC, as the column {@code now}. */
-    protected abstract String currentTime();
+    /**
+     * A query of the database's time now, in UTC, as the column {@code now}; {@code null} if this dialect has none
+     * (then {@link DatabaseClock} cannot be used with it). Not abstract, so that a dialect of your own written
+     * before it still links.
+     */
+    protected @Nullable String currentTime() {
+        return null;
+    }
 
     /** Reads a record for {@code find}. Parameters: owner, operation, key. */
     protected String select(String table) {

@@ -27,8 +27,8 @@ import org.springframework.context.annotation.Bean;
  * The engine and key format from {@code onceonly.*}. The store is whatever {@link IdempotencyStore} bean
  * exists: the JDBC store when there is a {@code DataSource}, or one you define. The mode follows
  * {@code onceonly.mode} and the {@link TransactionRunner} bean (the JDBC auto-configuration makes one from the
- * transaction manager); see {@link EngineModeSelection}. A {@link Clock} bean, if any, is the engine's clock (with
- * the JDBC store, corrected to the database's time: {@code onceonly.jdbc.clock-sync}), and
+ * transaction manager); see {@link EngineModeSelection}. The engine's clock is the {@link OnceOnlyClock}: a
+ * {@link Clock} bean, if any (with the JDBC store, corrected to the database's time), and
  * {@link IdempotencyEngineCustomizer} beans adjust the builder last.
  */
 @AutoConfiguration
@@ -60,11 +60,18 @@ public class OnceOnlyAutoConfiguration {
         });
     }
 
+    /** The application's clock, where no store puts OnceOnly on another (the JDBC store: the database's time). */
+    @Bean
+    @ConditionalOnMissingBean
+    OnceOnlyClock onceOnlyClock(ObjectProvider<Clock> clock) {
+        return new OnceOnlyClock(clock.getIfAvailable(Clock::systemUTC));
+    }
+
     @Bean
     @ConditionalOnMissingBean
     IdempotencyEngine idempotencyEngine(ObjectProvider<IdempotencyStore> store,
             ObjectProvider<TransactionRunner> transactions, ObjectProvider<IdempotencyStoreDecorator> decorators,
-            ObjectProvider<IdempotencyEngineCustomizer> customizers, ObjectProvider<Clock> clock,
+            ObjectProvider<IdempotencyEngineCustomizer> customizers, OnceOnlyClock clock,
             ObjectProvider<EncryptionKeys> encryption, ListableBeanFactory beans, OnceOnlyProperties properties,
             @Qualifier(HEARTBEAT_SCHEDULER) ScheduledExecutorService heartbeats) {
         IdempotencyStore available = store.getIfUnique();
@@ -87,7 +94,7 @@ public class OnceOnlyAutoConfiguration {
         }
         EngineModeSelection mode = EngineModeSelection.select(properties.mode(), transactions, beans);
         IdempotencyEngineBuilder builder = IdempotencyEngine.builder(available)
-                .clock(clock.getIfAvailable(Clock::systemUTC))
+                .clock(clock.clock())
                 .mode(mode.mode());
         if (mode.runner() != null) {
             builder.transactions(mode.runner());

@@ -13,6 +13,7 @@ import dev.onceonly.jdbc.SpringTransactionRunner;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.Purgeable;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import dev.onceonly.spring.boot.OnceOnlyClock;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
 import dev.onceonly.spring.boot.PeriodicTask;
 import java.sql.Connection;
@@ -22,6 +23,8 @@ import java.time.Duration;
 import java.util.Locale;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -49,6 +52,8 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnMissingBean(IdempotencyStore.class)
 @ConditionalOnBooleanProperty(name = "onceonly.enabled", matchIfMissing = true)
 public class OnceOnlyJdbcAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(OnceOnlyJdbcAutoConfiguration.class);
 
     @Bean
     @ConditionalOnMissingBean
@@ -132,26 +137,35 @@ public class OnceOnlyJdbcAutoConfiguration {
     }
 
     /**
-     * OnceOnly's clock on the database's time, measured at startup and every {@code onceonly.jdbc.clock-sync} after;
-     * none where that is {@code 0s}.
+     * OnceOnly's clock on the database's time, measured at startup and every {@code onceonly.jdbc.clock-sync} after:
+     * leases and expiries are instants that one instance writes and another compares, so a host whose clock is off
+     * by more than a lease would take over live attempts, and one off by more than a retention would run finished
+     * requests again (issue 39). The application's clock where that is {@code 0s}, or the dialect cannot read
+     * the database's time.
      */
     @Bean
-    @Nullable DatabaseTime onceOnlyDatabaseTime(DataSource dataSource, JdbcDialect dialect, ObjectProvider<Clock> clock,
+    @ConditionalOnMissingBean
+    OnceOnlyClock onceOnlyDatabaseClock(DataSource dataSource, JdbcDialect dialect, ObjectProvider<Clock> clock,
             OnceOnlyProperties properties) {
+        Clock host = clock.getIfAvailable(Clock::systemUTC);
         if (properties.jdbc().clockSync().isZero()) {
-            return null;
+            return new OnceOnlyClock(host);
         }
-        return new DatabaseTime(DatabaseClock.of(dataSource, dialect, clock.getIfAvailable(Clock::systemUTC)));
+        if (!DatabaseClock.supports(dialect)) {
+            log.warn("The JDBC dialect {} cannot read the database's time: OnceOnly keeps the host's clock, and "
+                    + "instances must keep theirs synchronised (onceonly.jdbc.clock-sync)", dialect.name());
+            return new OnceOnlyClock(host);
+        }
+        return new OnceOnlyClock(DatabaseClock.of(dataSource, dialect, host));
     }
 
     @Bean
-    @Nullable PeriodicTask onceOnlyClockSync(ObjectProvider<DatabaseTime> databaseTime, OnceOnlyProperties properties) {
-        DatabaseTime time = databaseTime.getIfAvailable();
-        if (time == null) {
+    @Nullable PeriodicTask onceOnlyClockSync(OnceOnlyClock clock, OnceOnlyProperties properties) {
+        if (!(clock.clock() instanceof DatabaseClock databaseClock)) {
             return null;
         }
         Duration interval = properties.jdbc().clockSync();
-        return new PeriodicTask("onceonly-clock-sync", interval, interval, time::synchronize);
+        return new PeriodicTask("onceonly-clock-sync", interval, interval, databaseClock::synchronize);
     }
 
     @Bean

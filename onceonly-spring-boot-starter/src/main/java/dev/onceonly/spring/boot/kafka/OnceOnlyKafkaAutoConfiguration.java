@@ -15,6 +15,7 @@ import dev.onceonly.kafka.outbox.OutboxRelay;
 import dev.onceonly.redis.ShortTtlDedupe;
 import dev.onceonly.spi.Purgeable;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import dev.onceonly.spring.boot.OnceOnlyClock;
 import dev.onceonly.spring.boot.jdbc.OnceOnlyJdbcAutoConfiguration;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -190,13 +191,14 @@ public class OnceOnlyKafkaAutoConfiguration {
 
         @Bean
         OutboxRelay onceonlyOutboxRelay(DataSource dataSource, OutboxProducer producer,
-                OnceOnlyKafkaProperties properties, ObjectProvider<Clock> clock) {
+                OnceOnlyKafkaProperties properties, OnceOnlyClock clock) {
             OnceOnlyKafkaProperties.Outbox outbox = properties.outbox();
             return OutboxRelay.builder(dataSource, Objects.requireNonNull(outbox.table()), producer.template())
                     .topic(Objects.requireNonNull(outbox.topic()))
                     .batchSize(outbox.batchSize())
                     .sendTimeout(outbox.sendTimeout())
-                    .clock(clock.getIfAvailable(Clock::systemUTC))
+                    // published_at, which the cleanup compares with OnceOnly's clock
+                    .clock(clock.clock())
                     .build();
         }
 

@@ -7,9 +7,9 @@ import dev.onceonly.redis.RedisLocks;
 import dev.onceonly.redis.RedisOutcomeCache;
 import dev.onceonly.spring.boot.IdempotencyEngineCustomizer;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import dev.onceonly.spring.boot.OnceOnlyClock;
 import dev.onceonly.spring.boot.OnceOnlyEncryptionAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Clock;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -43,7 +43,7 @@ public class OnceOnlyRedisAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     OnceOnlyRedis onceOnlyRedis(LettuceConnectionFactory application, OnceOnlyRedisProperties properties,
-            ObjectProvider<Clock> clock, ObjectProvider<DataRedisConnectionDetails> details) {
+            OnceOnlyClock clock, ObjectProvider<DataRedisConnectionDetails> details) {
         DataRedisConnectionDetails connection = details.getIfAvailable();
         if (application.getSocketConfiguration() != null
                 || (connection != null && connection.getMasterReplica() != null)) {
@@ -51,7 +51,7 @@ public class OnceOnlyRedisAutoConfiguration {
             throw IdempotencyConfigurationException.of("onceonly.redis.enabled", "the Redis layer does not support "
                     + "a Unix socket or a static master/replica setup", "Set onceonly.redis.enabled=false");
         }
-        return new OnceOnlyRedis(application, properties, clock.getIfAvailable(Clock::systemUTC));
+        return new OnceOnlyRedis(application, properties, clock.clock());
     }
 
     /** First of the customizers, so that the application's may wrap or replace the cache. */
