@@ -7,7 +7,6 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotentResult;
-import dev.onceonly.RequestInProgressException;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.RecordState;
@@ -21,11 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -124,30 +119,9 @@ interface PostgresSlowDatabaseTests extends JdbcStoreFixture {
             keys.add(newScope());
         }
         Map<IdempotencyScope, AtomicInteger> effects = new ConcurrentHashMap<>();
-        Map<IdempotencyScope, Set<String>> answers = new ConcurrentHashMap<>();
-        List<Callable<Void>> requests = new ArrayList<>();
-        for (IdempotencyScope key : keys) {
-            for (int copy = 0; copy < 4; copy++) {
-                IdempotencyEngine instance = instances.get(copy % 2);
-                requests.add(() -> {
-                    try {
-                        String answer = instance.execute(key, fingerprint(), new TextCodec(), attempt ->
-                                "effect " + effects.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet())
-                                .value();
-                        answers.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(answer);
-                    } catch (RequestInProgressException inProgress) {
-                        // a duplicate, while the key's first request runs
-                    }
-                    return null;
-                });
-            }
-        }
 
-        try (ExecutorService threads = Executors.newFixedThreadPool(8)) {
-            for (Future<Void> request : threads.invokeAll(requests)) {
-                request.get();
-            }
-        }
+        Map<IdempotencyScope, Set<String>> answers = ConcurrentCopies.send(instances, keys, 4, fingerprint(),
+                key -> attempt -> "effect " + effects.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet());
 
         assertThat(keys).allSatisfy(key -> {
             assertThat(effects.get(key)).as("effects of one key").hasValue(1);
