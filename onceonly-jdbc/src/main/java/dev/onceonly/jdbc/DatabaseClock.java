@@ -81,6 +81,8 @@ public final class DatabaseClock extends Clock {
         Duration best = null;
         Duration bestRoundTrip = null;
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            // A database that does not answer at all (a partition) holds this thread no longer than a slow one.
+            statement.setQueryTimeout((int) MAX_ROUND_TRIP.toSeconds());
             for (int i = 0; i < SAMPLES; i++) {
                 Instant sent = host.instant();
                 Instant database;
@@ -101,7 +103,11 @@ public final class DatabaseClock extends Clock {
                     e.getSQLState(), offset.get());
             return false;
         }
-        if (best == null || bestRoundTrip.compareTo(MAX_ROUND_TRIP) > 0) {
+        if (best == null) {
+            log.warn("The database did not tell its time; keeping the last correction, {}", offset.get());
+            return false;
+        }
+        if (bestRoundTrip.compareTo(MAX_ROUND_TRIP) > 0) {
             log.warn("The database's time took {} to read; keeping the last correction, {}", bestRoundTrip,
                     offset.get());
             return false;

@@ -46,6 +46,8 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     private final IdempotencyEngine engine;
     private final OnceOnlyProperties properties;
     private final Map<Method, IdempotentEndpoint> annotated = new HashMap<>();
+    /** The route templates of each annotated handler, which its requests' fingerprints include. */
+    private final Map<Method, Set<String>> annotatedRoutePatterns = new HashMap<>();
     private ConfiguredEndpoints configured = ConfiguredEndpoints.NONE;
     /** The dispatcher's handler mappings, in its order, but for {@link FoundHandlerMapping}. */
     private List<HandlerMapping> handlerMappings = List.of();
@@ -89,6 +91,7 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                                 methods, info.getPatternValues());
                     }
                     annotated.put(handler.getMethod(), endpoint(idempotent, handler, methods, resolvers));
+                    annotatedRoutePatterns.put(handler.getMethod(), Set.copyOf(info.getPatternValues()));
                     annotatedMethods.addAll(methods);
                     if (info.getPathPatternsCondition() == null) {
                         unparsedRoutes = true;
@@ -141,8 +144,7 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
                         + endpoint.operation() + "', so nothing would run what the endpoint accepts",
                         "Define an AsynchronousOperation bean whose name() is the operation's name");
             }
-            annotated.forEach((otherMethod, twin) -> requireSameRequest(where, endpoint,
-                    AnnotatedEndpoints.where(otherMethod), twin));
+            annotated.forEach((otherMethod, twin) -> requireSameRequest(where, method, endpoint, otherMethod, twin));
         });
     }
 
@@ -151,20 +153,23 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
      * the other form is the same request only if both fingerprint alike, and finds the record only if both keep it
      * as long (the worker keeps it for the application's retention).
      */
-    private void requireSameRequest(String where, IdempotentEndpoint asynchronous, String twinWhere,
+    private void requireSameRequest(String where, Method method, IdempotentEndpoint asynchronous, Method twinMethod,
             IdempotentEndpoint twin) {
         if (twin.asynchronous() || !Objects.equals(twin.operation(), asynchronous.operation())) {
             return;
         }
-        boolean sameFingerprint = twin.canonicalJson().equals(asynchronous.canonicalJson())
+        String twinWhere = AnnotatedEndpoints.where(twinMethod);
+        boolean sameFingerprint = twin.methods().equals(asynchronous.methods())
+                && annotatedRoutePatterns.get(twinMethod).equals(annotatedRoutePatterns.get(method))
+                && twin.canonicalJson().equals(asynchronous.canonicalJson())
                 && twin.fingerprintHeaders().equals(asynchronous.fingerprintHeaders())
                 && twin.fingerprintParameters().equals(asynchronous.fingerprintParameters());
         if (!sameFingerprint || !twin.engine().retention().equals(engine.retention())) {
             throw IdempotencyConfigurationException.of(where, "it shares operation '" + asynchronous.operation()
-                    + "' with " + twinWhere + ", but they differ in excludedFields, fingerprintHeaders, the query "
-                    + "parameters that take part, or retention, so a retry in the other form would be refused or "
-                    + "run again", "Give both the same fingerprint settings, and the synchronous one the "
-                    + "application's retention");
+                    + "' with " + twinWhere + ", but they differ in HTTP methods, routes, excludedFields, "
+                    + "fingerprintHeaders, the query parameters that take part, or retention, so a retry in the other "
+                    + "form would be refused or run again", "Map both to the same methods and routes, give them the "
+                    + "same fingerprint settings, and the synchronous one the application's retention");
         }
     }
 
