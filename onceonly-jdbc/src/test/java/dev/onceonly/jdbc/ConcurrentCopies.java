@@ -50,11 +50,16 @@ final class ConcurrentCopies {
                 });
             }
         }
+        inParallel(requests);
+        return answers;
+    }
+
+    /** Runs the requests on eight threads, all at once as far as they go, and rethrows the first failure. */
+    static void inParallel(List<Callable<Void>> requests) throws Exception {
         try (ExecutorService threads = Executors.newFixedThreadPool(8)) {
             for (Future<Void> request : threads.invokeAll(requests)) {
                 request.get();
             }
         }
-        return answers;
     }
 }

@@ -64,8 +64,13 @@ final class FaultProxy implements AutoCloseable {
 
     private void accept() {
         while (!server.isClosed()) {
+            Socket client;
             try {
-                Socket client = server.accept();
+                client = server.accept();
+            } catch (IOException closed) {
+                return;
+            }
+            try {
                 Socket database = new Socket(target.getAddress(), target.getPort());
                 client.setTcpNoDelay(true);
                 database.setTcpNoDelay(true);
@@ -73,8 +78,9 @@ final class FaultProxy implements AutoCloseable {
                 sockets.add(database);
                 pipe(client, database, false);
                 pipe(database, client, true);
-            } catch (IOException closed) {
-                return;
+            } catch (IOException unreachable) {
+                // This connection fails, as it would without the proxy; the next may succeed.
+                closeQuietly(client);
             }
         }
     }
@@ -89,6 +95,8 @@ final class FaultProxy implements AutoCloseable {
                     Duration delay = latency;
                     if (fromDatabase && !delay.isZero()) {
                         Thread.sleep(delay);
+                        // A blackhole that began while this chunk waited holds it too.
+                        passGate();
                     }
                     out.write(buffer, 0, read);
                     out.flush();
@@ -98,6 +106,8 @@ final class FaultProxy implements AutoCloseable {
             } finally {
                 closeQuietly(from);
                 closeQuietly(to);
+                sockets.remove(from);
+                sockets.remove(to);
             }
         });
     }

@@ -12,12 +12,14 @@ import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotentResult;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.spi.RecordState;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -30,15 +32,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The network between the instances and PostgreSQL slowed and cut (issue 39), through a {@link FaultProxy}: every
- * statement's answer 50, 200 or 1,000 ms late under concurrent load of two instances, in leased and transactional
- * mode, and one instance's connections blackholed for longer than a lease. Each test counts effects per key (1) and answers per key (the
- * key's one result).
+ * statement's answer 50, 200 or 1,000 ms late under concurrent load of two instances (leased, transactional and
+ * asynchronous), and one instance's connections blackholed for longer than a lease. Each test counts effects per
+ * key (1) and answers per key (the key's one result).
  */
 @Timeout(180)
 class PostgresNetworkFaultsIT {
@@ -52,9 +55,12 @@ class PostgresNetworkFaultsIT {
     static void startProxy() throws Exception {
         new JdbcTemplate(TestDatabases.postgres()).execute("CREATE TABLE IF NOT EXISTS " + EFFECTS
                 + " (idem_key varchar(255) NOT NULL)");
-        proxy = FaultProxy.to("127.0.0.1", 5432);
+        // The database the other tests use (onceonly.test.postgres.url), reached through the proxy.
+        URI database = URI.create(TestDatabases.postgresUrl().substring("jdbc:".length()));
+        proxy = FaultProxy.to(database.getHost(), database.getPort() < 0 ? 5432 : database.getPort());
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/test?user=postgres");
+        config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + proxy.port() + database.getRawPath()
+                + (database.getRawQuery() == null ? "" : "?" + database.getRawQuery()));
         // A test that regresses fails rather than hangs; the blackholes below are shorter.
         config.addDataSourceProperty("socketTimeout", "60");
         config.setMaximumPoolSize(24);
@@ -96,6 +102,54 @@ class PostgresNetworkFaultsIT {
         assertThat(keys).allSatisfy(key -> {
             assertThat(effects(key)).as("effects of one key").isEqualTo(1);
             assertThat(answers.get(key)).as("answers of one key").containsExactly("effect of " + key.key().value());
+        });
+    }
+
+    /**
+     * Asynchronous operations on the slow network: every key submitted four times at once over two instances, then
+     * resumed by two workers at once (a task that db-scheduler hands out twice): each operation runs once and ends
+     * with its outcome.
+     */
+    @ParameterizedTest(name = "{0} ms")
+    @ValueSource(ints = {50, 200, 1000})
+    void asynchronousOperationsOfTwoInstancesOnASlowNetworkRunOncePerKey(int latencyMillis) throws Exception {
+        proxy.latency(Duration.ofMillis(latencyMillis));
+        List<IdempotencyEngine> instances = List.of(transactional(throughProxy), transactional(throughProxy));
+        List<IdempotencyScope> keys = newScopes(latencyMillis < 1000 ? 8 : 4);
+        JdbcTemplate jdbc = new JdbcTemplate(throughProxy);
+        Map<IdempotencyScope, IdempotencyScope> queued = new ConcurrentHashMap<>();
+        List<Callable<Void>> submissions = new ArrayList<>();
+        List<Callable<Void>> workers = new ArrayList<>();
+        for (IdempotencyScope key : keys) {
+            for (int copy = 0; copy < 4; copy++) {
+                IdempotencyEngine instance = instances.get(copy % 2);
+                submissions.add(() -> {
+                    try {
+                        instance.submit(key, fingerprint(), new TextCodec(), stored -> queued.put(key, stored));
+                    } catch (RequestInProgressException inProgress) {
+                        // a duplicate, while the first submission commits
+                    }
+                    return null;
+                });
+            }
+            for (IdempotencyEngine instance : instances) {
+                workers.add(() -> {
+                    instance.resume(queued.get(key), new TextCodec(), attempt -> {
+                        jdbc.update("INSERT INTO " + EFFECTS + " (idem_key) VALUES (?)", key.key().value());
+                        return "effect of " + key.key().value();
+                    });
+                    return null;
+                });
+            }
+        }
+
+        ConcurrentCopies.inParallel(submissions);
+        ConcurrentCopies.inParallel(workers);
+
+        JdbcIdempotencyStore store = jdbcStore(TestDatabases.postgres());
+        assertThat(keys).allSatisfy(key -> {
+            assertThat(effects(key)).as("effects of one key").isEqualTo(1);
+            assertThat(store.find(key).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
         });
     }
 
@@ -164,10 +218,11 @@ class PostgresNetworkFaultsIT {
         assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
         proxy.blackhole();
 
+        finish.countDown();
+        // The work is done; its commit waits behind the partition, and the key stays held until it arrives.
+        Thread.sleep(500);
         assertThatThrownBy(() -> other.execute(scope, fingerprint(), new TextCodec(), attempt -> "duplicate ran"))
                 .isInstanceOf(RequestInProgressException.class);
-        finish.countDown();
-        Thread.sleep(500);
         proxy.restore();
 
         assertThat(first.get(60, TimeUnit.SECONDS)).isEqualTo(new IdempotentResult<>("first attempt", false));

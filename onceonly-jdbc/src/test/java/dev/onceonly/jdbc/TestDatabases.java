@@ -31,16 +31,19 @@ final class TestDatabases {
     }
 
     static DataSource postgres() {
-        return pool(System.getProperty("onceonly.test.postgres.url",
-                "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"), new PostgresDialect());
+        return pool(postgresUrl(), new PostgresDialect());
+    }
+
+    /** The JDBC URL of the PostgreSQL database ({@code onceonly.test.postgres.url}). */
+    static String postgresUrl() {
+        return System.getProperty("onceonly.test.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
     }
 
     /** PostgreSQL through a pool that hands out connections without auto-commit, as many JPA setups do. */
     static DataSource postgresWithoutAutoCommit() {
         HikariDataSource pool = (HikariDataSource) POOLS.computeIfAbsent("postgres-without-auto-commit", ignored -> {
             HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(System.getProperty("onceonly.test.postgres.url",
-                    "jdbc:postgresql://127.0.0.1:5432/test?user=postgres"));
+            config.setJdbcUrl(postgresUrl());
             config.setAutoCommit(false);
             config.addDataSourceProperty("socketTimeout", SOCKET_TIMEOUTS.get("postgresql"));
             config.setMaximumPoolSize(24);
