@@ -1,7 +1,6 @@
 package dev.onceonly;
 
 import dev.onceonly.OutcomePolicy.Decision;
-import dev.onceonly.crypto.EncryptingIdempotencyStore;
 import dev.onceonly.internal.ReplayCache;
 import dev.onceonly.spi.CachedOutcome;
 import dev.onceonly.spi.ClaimRequest;
@@ -117,7 +116,7 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
      */
     <T> @Nullable IdempotentResult<T> sharedReplay(IdempotencyScope scope, Fingerprint fingerprint,
             CachedOutcome outcome, OutcomeCodec<T> codec) {
-        if (EncryptingIdempotencyStore.isSealed(outcome.response())) {
+        if (outcome.response().isSealed()) {
             log.debug("Encrypted outcome in the shared cache, asking the store: operation={} key={}",
                     scope.operation(), scope.key());
             return null;
@@ -222,7 +221,7 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
         if (response == null) {
             return null;
         }
-        if (EncryptingIdempotencyStore.isSealed(response)) {
+        if (response.isSealed()) {
             throw new IdempotencyStoreException("The stored outcome of operation '" + scope.operation() + "' is "
                     + "encrypted, and this engine's store does not decrypt it: configure encryption on every "
                     + "instance");

@@ -21,6 +21,13 @@ public final class StoredResponse {
     /** The status of an outcome that is not an HTTP response; stores keep no status for it. */
     public static final int NO_STATUS = 0;
 
+    /**
+     * The only header of a sealed response: one an encrypting store wrote, whose body is ciphertext that only a
+     * store with its key opens. An engine that meets one (an instance not configured for encryption) refuses it
+     * rather than replay ciphertext as the answer.
+     */
+    public static final String SEALED_HEADER = "OnceOnly-Encrypted";
+
     private final int status;
     private final Map<String, List<String>> headers;
     private final byte[] body;
@@ -120,6 +127,11 @@ public final class StoredResponse {
     /** The body decoded as UTF-8. */
     public String bodyAsString() {
         return new String(body, StandardCharsets.UTF_8);
+    }
+
+    /** Whether this is a sealed response ({@link #SEALED_HEADER}): its body is ciphertext, not the answer. */
+    public boolean isSealed() {
+        return headers.containsKey(SEALED_HEADER);
     }
 
     public int bodyLength() {

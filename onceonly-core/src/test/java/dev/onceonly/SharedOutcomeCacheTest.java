@@ -6,7 +6,6 @@ import static dev.onceonly.TestRequests.withStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.onceonly.crypto.EncryptingIdempotencyStore;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.CachedOutcome;
 import dev.onceonly.spi.ClaimRequest;
@@ -149,7 +148,7 @@ class SharedOutcomeCacheTest {
 
     @Test
     void anOutcomeAnotherInstanceEncryptedIsNotReplayedAsItsCiphertextButAnsweredByTheStore() {
-        StoredResponse sealed = StoredResponse.of(201, Map.of(EncryptingIdempotencyStore.ENCRYPTED_HEADER,
+        StoredResponse sealed = StoredResponse.of(201, Map.of(StoredResponse.SEALED_HEADER,
                 List.of("1")), "ciphertext".getBytes(StandardCharsets.UTF_8), null);
         shared.outcomes.put(scope, new CachedOutcome(Fingerprint.ofDigest(request("a").digest()), sealed,
                 Instant.now().plusSeconds(60)));

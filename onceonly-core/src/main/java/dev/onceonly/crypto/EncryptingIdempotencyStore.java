@@ -37,18 +37,6 @@ import java.util.Optional;
  */
 public final class EncryptingIdempotencyStore extends ForwardingIdempotencyStore {
 
-    /**
-     * The only header an encrypted record is stored with. An engine that reads it from a store without this
-     * decorator in front (an instance not configured for encryption) refuses the record rather than replay
-     * ciphertext as the answer.
-     */
-    public static final String ENCRYPTED_HEADER = ResponseEnvelope.MARKER;
-
-    /** Whether {@code response} is stored encrypted (by any instance): its body is then ciphertext. */
-    public static boolean isSealed(StoredResponse response) {
-        return response.headers().containsKey(ENCRYPTED_HEADER);
-    }
-
     private final EncryptionKeys keys;
     private final SecureRandom random = new SecureRandom();
 
@@ -106,7 +94,7 @@ public final class EncryptingIdempotencyStore extends ForwardingIdempotencyStore
         if (response == null) {
             return record;
         }
-        if (!ResponseEnvelope.isSealed(response)) {
+        if (!response.isSealed()) {
             if (keys.plaintextReadable()) {
                 return record;
             }

@@ -30,7 +30,7 @@ public final class EncryptingOutcomeCache implements OutcomeCache {
         if (!(entry instanceof Finished(CachedOutcome outcome))) {
             return entry;
         }
-        if (!ResponseEnvelope.isSealed(outcome.response())) {
+        if (!outcome.response().isSealed()) {
             return Unknown.INSTANCE;
         }
         try {

@@ -38,7 +38,7 @@ import org.jspecify.annotations.Nullable;
 final class ResponseEnvelope {
 
     /** The one header of a sealed response. */
-    static final String MARKER = "OnceOnly-Encrypted";
+    static final String MARKER = StoredResponse.SEALED_HEADER;
     static final String FORMAT = "1";
 
     private static final byte FORMAT_BYTE = 1;
@@ -47,10 +47,6 @@ final class ResponseEnvelope {
     private static final int TAG_BITS = 128;
 
     private ResponseEnvelope() {
-    }
-
-    static boolean isSealed(StoredResponse response) {
-        return response.headers().containsKey(MARKER);
     }
 
     static StoredResponse seal(StoredResponse response, IdempotencyScope scope, String keyId, SecretKey key,

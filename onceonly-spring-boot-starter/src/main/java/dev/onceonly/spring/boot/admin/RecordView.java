@@ -1,7 +1,6 @@
 package dev.onceonly.spring.boot.admin;
 
 import dev.onceonly.StoredResponse;
-import dev.onceonly.crypto.EncryptingIdempotencyStore;
 import dev.onceonly.spi.IdempotencyRecord;
 import java.time.Instant;
 import java.util.HexFormat;
@@ -29,7 +28,7 @@ public record RecordView(String owner, String operation, String key, String stat
                 HexFormat.of().formatHex(record.fingerprint().digest()),
                 response != null && response.hasStatus() ? response.status() : null,
                 response == null ? null : response.resourceId(),
-                response == null || EncryptingIdempotencyStore.isSealed(response) ? null : response.bodyLength(),
+                response == null || response.isSealed() ? null : response.bodyLength(),
                 text(record.leaseExpiresAt()), text(record.nextAttemptAt()), record.createdAt().toString(),
                 record.updatedAt().toString(), record.expiresAt().toString());
     }
