@@ -13,7 +13,7 @@ import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
- * A Spring {@code RestClient} (or {@code RestTemplate}) interceptor that repeats calls under a {@link RetryPolicy}
+ * A Spring {@code RestClient} (or {@code RestTemplate}) interceptor that repeats calls under a {@link ClientRetryPolicy}
  * with one {@code Idempotency-Key} per logical call: {@code RestClient.builder().requestInterceptor(interceptor)}.
  *
  * <p>Keys: a POST or PATCH without one gets a fresh {@link UuidV7}; a key already in the request's header, or put
@@ -21,7 +21,7 @@ import org.springframework.http.client.ClientHttpResponse;
  * as given. Every attempt sends the same request with the same key; a retry is never re-keyed. GET, HEAD, PUT,
  * DELETE, OPTIONS and TRACE get no key and are repeated as they are idempotent by HTTP semantics; other methods
  * without a key are sent once. What is repeated and how long the interceptor waits is described on
- * {@link RetryPolicy}. Whether the answer was a replay is in its headers ({@link #wasReplayed(HttpHeaders)}); the key
+ * {@link ClientRetryPolicy}. Whether the answer was a replay is in its headers ({@link #wasReplayed(HttpHeaders)}); the key
  * and the attempts of each call go to the listener given with {@link #withListener(Consumer)}.
  *
  * <p>Interceptors registered after this one run again on every attempt, those before it once; register it before
@@ -62,7 +62,7 @@ public final class IdempotencyKeyInterceptor implements ClientHttpRequestInterce
     /**
      * @param policy when to repeat a call and how long to wait
      */
-    public IdempotencyKeyInterceptor(RetryPolicy policy) {
+    public IdempotencyKeyInterceptor(ClientRetryPolicy policy) {
         this(new RetryLoop(Objects.requireNonNull(policy, "policy")), result -> {
         });
     }

@@ -2,7 +2,7 @@ package dev.onceonly.client;
 
 import java.time.Duration;
 
-/** What {@link RetryPolicy#decide} tells a client to do after an attempt. */
+/** What {@link ClientRetryPolicy#decide} tells a client to do after an attempt. */
 sealed interface RetryDecision {
 
     /**

@@ -47,9 +47,9 @@ final class RetryLoop {
     record Finished<R>(R response, int attempts) {
     }
 
-    private final RetryPolicy policy;
+    private final ClientRetryPolicy policy;
 
-    RetryLoop(RetryPolicy policy) {
+    RetryLoop(ClientRetryPolicy policy) {
         this.policy = policy;
     }
 

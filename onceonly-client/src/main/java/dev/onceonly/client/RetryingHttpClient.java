@@ -10,14 +10,14 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Sends requests through a JDK {@link HttpClient}, repeating them under a {@link RetryPolicy} with one
+ * Sends requests through a JDK {@link HttpClient}, repeating them under a {@link ClientRetryPolicy} with one
  * {@code Idempotency-Key} per logical call.
  *
  * <p>Keys: a POST or PATCH without one gets a fresh {@link UuidV7}; a key already in the request's header, or
  * passed to {@link #send(HttpRequest, HttpResponse.BodyHandler, String)}, is used as given. Every attempt of the
  * call sends the same request with the same key; a retry is never re-keyed. GET, HEAD, PUT, DELETE, OPTIONS and
  * TRACE get no key and are repeated as they are idempotent by HTTP semantics; other methods without a key are
- * sent once. What is repeated and how long the client waits is described on {@link RetryPolicy}.
+ * sent once. What is repeated and how long the client waits is described on {@link ClientRetryPolicy}.
  *
  * <p>The request's body publisher is subscribed once per attempt, so it must be repeatable (as those from
  * {@link HttpRequest.BodyPublishers#ofString}, {@code ofByteArray} and {@code ofFile} are). The answers of superseded
@@ -65,7 +65,7 @@ public final class RetryingHttpClient {
      * @param client the client that sends each attempt; its timeouts bound each attempt
      * @param policy when to repeat a call and how long to wait
      */
-    public RetryingHttpClient(HttpClient client, RetryPolicy policy) {
+    public RetryingHttpClient(HttpClient client, ClientRetryPolicy policy) {
         this.client = Objects.requireNonNull(client, "client");
         this.loop = new RetryLoop(Objects.requireNonNull(policy, "policy"));
     }

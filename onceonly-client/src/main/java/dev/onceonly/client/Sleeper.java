@@ -3,7 +3,7 @@ package dev.onceonly.client;
 import java.time.Duration;
 
 /**
- * How a retrying client waits between attempts. Injected through {@link RetryPolicy.Builder#sleeper(Sleeper)} so
+ * How a retrying client waits between attempts. Injected through {@link ClientRetryPolicy.Builder#sleeper(Sleeper)} so
  * that tests can record the waits and advance a test clock instead of sleeping.
  *
  * <p>Implementations must be thread safe and must answer an interrupt with {@link InterruptedException}; the

@@ -17,7 +17,7 @@ import org.springframework.web.client.RestClient;
 class IdempotencyKeyInterceptorIT extends IdempotentClientContract {
 
     @Override
-    protected Answer call(RetryPolicy policy, Call call) {
+    protected Answer call(ClientRetryPolicy policy, Call call) {
         AtomicReference<CallResult<ClientHttpResponse>> reported = new AtomicReference<>();
         JdkClientHttpRequestFactory requestFactory = new JdkClientHttpRequestFactory(
                 HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());

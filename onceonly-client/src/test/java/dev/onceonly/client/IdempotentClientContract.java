@@ -50,7 +50,7 @@ abstract class IdempotentClientContract {
      *
      * @throws Exception whatever the client throws when no attempt was answered
      */
-    protected abstract Answer call(RetryPolicy policy, Call call) throws Exception;
+    protected abstract Answer call(ClientRetryPolicy policy, Call call) throws Exception;
 
     final TestTime time = new TestTime();
     DedupServer server;
@@ -65,12 +65,12 @@ abstract class IdempotentClientContract {
         server.close();
     }
 
-    RetryPolicy.Builder policy() {
-        return RetryPolicy.builder().initialBackoff(Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(1))
+    ClientRetryPolicy.Builder policy() {
+        return ClientRetryPolicy.builder().initialBackoff(Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(1))
                 .maxAttempts(5).deadline(Duration.ofSeconds(30)).sleeper(time).clock(time);
     }
 
-    Answer post(RetryPolicy policy) throws Exception {
+    Answer post(ClientRetryPolicy policy) throws Exception {
         return call(policy, new Call("POST", server.uri("/orders"), null, null));
     }
 

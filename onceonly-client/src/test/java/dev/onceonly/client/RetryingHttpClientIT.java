@@ -10,7 +10,7 @@ class RetryingHttpClientIT extends IdempotentClientContract {
     private final HttpClient httpClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @Override
-    protected Answer call(RetryPolicy policy, Call call) throws Exception {
+    protected Answer call(ClientRetryPolicy policy, Call call) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(call.uri()).timeout(READ_TIMEOUT)
                 .method(call.method(), call.method().equals("GET")
                         ? HttpRequest.BodyPublishers.noBody()

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.onceonly.client.CallResult;
-import dev.onceonly.client.RetryPolicy;
+import dev.onceonly.client.ClientRetryPolicy;
 import dev.onceonly.client.RetryingHttpClient;
 import java.io.IOException;
 import java.net.URI;
@@ -170,7 +170,7 @@ class PaymentCrashIT {
         ServiceProcess service = service("client-timeout");
         long order = createOrder(service);
         PROVIDER.faults("{\"latency\":\"PT4S\"}");
-        RetryingHttpClient client = new RetryingHttpClient(http, RetryPolicy.builder().maxAttempts(30)
+        RetryingHttpClient client = new RetryingHttpClient(http, ClientRetryPolicy.builder().maxAttempts(30)
                 .deadline(Duration.ofSeconds(60)).build());
         HttpRequest request = HttpRequest.newBuilder(service.uri("/api/orders/" + order + "/payments"))
                 .header("Authorization", BASIC).timeout(Duration.ofSeconds(1))

@@ -1,7 +1,7 @@
 package dev.onceonly.example.payments;
 
 import dev.onceonly.client.IdempotencyKeyInterceptor;
-import dev.onceonly.client.RetryPolicy;
+import dev.onceonly.client.ClientRetryPolicy;
 import java.net.http.HttpClient;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -27,7 +27,7 @@ class PaymentProviderConfiguration {
         requests.setReadTimeout(properties.providerReadTimeout());
         // Retries inside one payment attempt keep its key, so the provider answers a retry of a charge it made
         // (a dropped connection, a timeout) with that charge. The deadline leaves room for every attempt to time out.
-        RetryPolicy retries = RetryPolicy.builder().maxAttempts(properties.providerAttempts())
+        ClientRetryPolicy retries = ClientRetryPolicy.builder().maxAttempts(properties.providerAttempts())
                 .deadline(properties.providerReadTimeout().plus(properties.providerConnectTimeout())
                         .multipliedBy(properties.providerAttempts()))
                 .build();

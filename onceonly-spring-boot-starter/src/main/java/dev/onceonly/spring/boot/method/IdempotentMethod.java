@@ -15,10 +15,10 @@ import java.lang.annotation.Target;
  *
  * <pre>{@code
  * @IdempotentMethod("create-order")
- * public OrderView create(@IdempotencyOwner String customer, @IdempotencyKey String key, CreateOrder request) { … }
+ * public OrderView create(@IdempotencyOwner String customer, @IdempotencyKeyParam String key, CreateOrder request) { … }
  * }</pre>
  *
- * <p>The key is the parameter annotated {@link IdempotencyKey}, or the {@link #key()} expression; the owner is the
+ * <p>The key is the parameter annotated {@link IdempotencyKeyParam}, or the {@link #key()} expression; the owner is the
  * parameter annotated {@link IdempotencyOwner}, the {@link #owner()} expression, or else the authenticated
  * principal of Spring Security's context. The fingerprint is the canonical JSON of the other arguments by parameter
  * name, written with the application's JSON mapper; the result is stored with that mapper and read back as the
@@ -40,7 +40,7 @@ public @interface IdempotentMethod {
 
     /**
      * A SpEL expression over the arguments that gives the key, such as {@code "#command.orderId"} or
-     * {@code "#p0"}; instead of a parameter annotated {@link IdempotencyKey}. A blank or missing key throws
+     * {@code "#p0"}; instead of a parameter annotated {@link IdempotencyKeyParam}. A blank or missing key throws
      * {@link dev.onceonly.InvalidIdempotencyKeyException}.
      */
     String key() default "";

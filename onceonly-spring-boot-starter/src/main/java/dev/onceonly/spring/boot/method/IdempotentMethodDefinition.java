@@ -7,6 +7,7 @@ import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyEngineBuilder;
 import dev.onceonly.IdempotencyException;
+import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.OutcomePolicy;
@@ -143,10 +144,10 @@ final class IdempotentMethodDefinition {
         }
         String[] names = parameterNames(where, method, !annotation.key().isBlank() || !annotation.owner().isBlank()
                 || annotation.excludedFields().length > 0);
-        Source key = source(where, "key", method, IdempotencyKey.class, annotation.key());
+        Source key = source(where, "key", method, IdempotencyKeyParam.class, annotation.key());
         if (!key.declared()) {
             throw IdempotencyConfigurationException.of(where, "it names no key", "Annotate the parameter that holds "
-                    + "the key with @IdempotencyKey, or give key = \"#command.id\"");
+                    + "the key with @IdempotencyKeyParam, or give key = \"#command.id\"");
         }
         Source owner = source(where, "owner", method, IdempotencyOwner.class, annotation.owner());
         int attempt = -1;
@@ -309,7 +310,7 @@ final class IdempotentMethodDefinition {
         if (named) {
             throw IdempotencyConfigurationException.of(where, "its expressions or excluded fields name parameters, "
                     + "and the class was compiled without their names", "Compile with -parameters (Spring Boot's "
-                    + "build plugins do), or use #p0, #p1 … and @IdempotencyKey");
+                    + "build plugins do), or use #p0, #p1 … and @IdempotencyKeyParam");
         }
         String[] names = new String[method.getParameterCount()];
         Arrays.setAll(names, i -> "arg" + i);
@@ -378,7 +379,7 @@ final class IdempotentMethodDefinition {
             // The key's own rules name the violation: an empty key is missing.
             value = "";
         }
-        dev.onceonly.IdempotencyKey idempotencyKey = new dev.onceonly.IdempotencyKey(value.toString());
+        IdempotencyKey idempotencyKey = new IdempotencyKey(value.toString());
         String ownerOfCall = owner.declared() ? MethodOwners.declared(value(owner, arguments)) : MethodOwners.current();
         return IdempotencyScope.of(ownerOfCall, operation, idempotencyKey);
     }

@@ -45,7 +45,7 @@ public class MethodOrders {
     @Transactional
     @IdempotentMethod(value = "create-order-transactional", mode = IdempotencyMode.TRANSACTIONAL,
             finalExceptions = OutOfStockException.class)
-    public OrderView createTransactional(@IdempotencyOwner String customer, @IdempotencyKey String key,
+    public OrderView createTransactional(@IdempotencyOwner String customer, @IdempotencyKeyParam String key,
             CreateOrder order) {
         return create(customer, key, order, 1);
     }
@@ -53,14 +53,14 @@ public class MethodOrders {
     @Transactional
     @IdempotentMethod(value = "create-order-leased", mode = IdempotencyMode.LEASED,
             finalExceptions = OutOfStockException.class, excludedFields = "/order/note")
-    public OrderView createLeased(@IdempotencyOwner String customer, @IdempotencyKey String key, CreateOrder order,
+    public OrderView createLeased(@IdempotencyOwner String customer, @IdempotencyKeyParam String key, CreateOrder order,
             @Nullable Attempt attempt) {
         return create(customer, key, order, attempt.number());
     }
 
     @IdempotentMethod(value = "create-order-joined", mode = IdempotencyMode.JOINED,
             finalExceptions = OutOfStockException.class)
-    public OrderView createJoined(@IdempotencyOwner String customer, @IdempotencyKey String key, CreateOrder order) {
+    public OrderView createJoined(@IdempotencyOwner String customer, @IdempotencyKeyParam String key, CreateOrder order) {
         return create(customer, key, order, 1);
     }
 

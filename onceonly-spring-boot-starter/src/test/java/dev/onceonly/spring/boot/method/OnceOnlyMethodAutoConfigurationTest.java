@@ -49,7 +49,7 @@ class OnceOnlyMethodAutoConfigurationTest {
         volatile CountDownLatch hold = new CountDownLatch(0);
 
         @IdempotentMethod(value = "pay", finalExceptions = Declined.class)
-        public List<Payment> pay(@IdempotencyKey String key, Payment payment) throws Declined, InterruptedException {
+        public List<Payment> pay(@IdempotencyKeyParam String key, Payment payment) throws Declined, InterruptedException {
             runs.incrementAndGet();
             hold.await(10, TimeUnit.SECONDS);
             if (payment.cents() > 10_000) {
@@ -153,7 +153,7 @@ class OnceOnlyMethodAutoConfigurationTest {
         final AtomicInteger runs = new AtomicInteger();
 
         @IdempotentMethod("export")
-        public Unwritable export(@IdempotencyKey String key) {
+        public Unwritable export(@IdempotencyKeyParam String key) {
             runs.incrementAndGet();
             return new Unwritable(key);
         }
@@ -166,7 +166,7 @@ class OnceOnlyMethodAutoConfigurationTest {
     public abstract static class Handler<R> {
 
         @IdempotentMethod
-        public R handle(@IdempotencyKey String key) {
+        public R handle(@IdempotencyKeyParam String key) {
             return create(key);
         }
 
@@ -217,7 +217,7 @@ class OnceOnlyMethodAutoConfigurationTest {
 
     public static class TwoKeys {
         @IdempotentMethod(key = "#input")
-        public String run(@IdempotencyKey String key, String input) {
+        public String run(@IdempotencyKeyParam String key, String input) {
             return input;
         }
     }

@@ -18,7 +18,7 @@ class RetryPolicyTest {
     private static final Instant NOW = Instant.parse("2026-12-01T10:00:00Z");
     private static final Duration PLENTY = Duration.ofMinutes(1);
 
-    private final RetryPolicy policy = RetryPolicy.builder().initialBackoff(Duration.ofMillis(100))
+    private final ClientRetryPolicy policy = ClientRetryPolicy.builder().initialBackoff(Duration.ofMillis(100))
             .multiplier(2).maxBackoff(Duration.ofSeconds(1)).maxAttempts(4).build();
 
     private RetryDecision decide(CallKind kind, int attemptsMade, AttemptOutcome outcome, Duration remaining) {
@@ -133,13 +133,13 @@ class RetryPolicyTest {
 
     @Test
     void refusesSettingsThatCannotWork() {
-        assertThatThrownBy(() -> RetryPolicy.builder().maxAttempts(0))
+        assertThatThrownBy(() -> ClientRetryPolicy.builder().maxAttempts(0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxAttempts");
-        assertThatThrownBy(() -> RetryPolicy.builder().multiplier(0.5))
+        assertThatThrownBy(() -> ClientRetryPolicy.builder().multiplier(0.5))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("multiplier");
-        assertThatThrownBy(() -> RetryPolicy.builder().deadline(Duration.ZERO))
+        assertThatThrownBy(() -> ClientRetryPolicy.builder().deadline(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("deadline");
-        assertThatThrownBy(() -> RetryPolicy.builder().initialBackoff(Duration.ofSeconds(5))
+        assertThatThrownBy(() -> ClientRetryPolicy.builder().initialBackoff(Duration.ofSeconds(5))
                 .maxBackoff(Duration.ofSeconds(1)).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxBackoff");
     }

@@ -25,7 +25,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Immutable and thread safe; build one with {@link #builder()} and share it.
  */
-public final class RetryPolicy {
+public final class ClientRetryPolicy {
 
     private final Duration initialBackoff;
     private final double multiplier;
@@ -35,7 +35,7 @@ public final class RetryPolicy {
     private final Sleeper sleeper;
     private final Clock clock;
 
-    private RetryPolicy(Builder builder) {
+    private ClientRetryPolicy(Builder builder) {
         this.initialBackoff = builder.initialBackoff;
         this.multiplier = builder.multiplier;
         this.maxBackoff = builder.maxBackoff;
@@ -122,7 +122,7 @@ public final class RetryPolicy {
         return Duration.ofNanos(ThreadLocalRandom.current().nextLong(cap + 1));
     }
 
-    /** Builds a {@link RetryPolicy}; every setting is checked when set, so a bad one fails where it is written. */
+    /** Builds a {@link ClientRetryPolicy}; every setting is checked when set, so a bad one fails where it is written. */
     public static final class Builder {
 
         private Duration initialBackoff = Duration.ofMillis(100);
@@ -209,12 +209,12 @@ public final class RetryPolicy {
          * @return the policy
          * @throws IllegalArgumentException if the maximum backoff is below the initial one
          */
-        public RetryPolicy build() {
+        public ClientRetryPolicy build() {
             if (maxBackoff.compareTo(initialBackoff) < 0) {
                 throw new IllegalArgumentException(
                         "maxBackoff (" + maxBackoff + ") must not be below initialBackoff (" + initialBackoff + ")");
             }
-            return new RetryPolicy(this);
+            return new ClientRetryPolicy(this);
         }
 
         private static Duration positive(Duration value, String name) {

@@ -13,5 +13,5 @@ import java.lang.annotation.Target;
 @Target(ElementType.PARAMETER)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
-public @interface IdempotencyKey {
+public @interface IdempotencyKeyParam {
 }
