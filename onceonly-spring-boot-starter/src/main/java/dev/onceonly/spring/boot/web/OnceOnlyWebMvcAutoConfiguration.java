@@ -61,27 +61,47 @@ public class OnceOnlyWebMvcAutoConfiguration {
         return new IdempotentEndpoints(context, engine, properties);
     }
 
+    /*
+     * The filter, the status resource of asynchronous operations and their workers answer and store by one set of
+     * rules: each piece is made once, here, and shared.
+     */
+
+    @Bean
+    ProblemResponses onceOnlyProblemResponses(OnceOnlyProperties properties, IdempotencyEngine engine,
+            ObjectProvider<JsonMapper> json) {
+        return ProblemResponses.of(properties, engine, json);
+    }
+
+    @Bean
+    RequestOwners onceOnlyRequestOwners(IdempotencyOwnerResolver ownerResolver, OnceOnlyProperties properties) {
+        return new RequestOwners(ownerResolver, properties.http().allowAnonymous());
+    }
+
+    @Bean
+    ResponseSnapshots onceOnlyResponseSnapshots(OnceOnlyProperties properties) {
+        return ResponseSnapshots.of(properties.http());
+    }
+
+    @Bean
+    OperationResponses onceOnlyOperationResponses(ProblemResponses problems, ObjectProvider<JsonMapper> json,
+            IdempotencyEngine engine) {
+        return new OperationResponses(problems, json.getIfAvailable(JsonMapper::new), engine.clock());
+    }
+
     @Bean
     @ConditionalOnMissingBean(name = "idempotencyKeyFilterRegistration")
     FilterRegistrationBean<IdempotencyKeyFilter> idempotencyKeyFilterRegistration(IdempotentEndpoints endpoints,
-            IdempotencyKeyFormat keyFormat, IdempotencyOwnerResolver ownerResolver, IdempotencyEngine engine,
-            OnceOnlyProperties properties, ObjectProvider<IdempotencyListener> listeners,
-            ObjectProvider<JsonMapper> json) {
+            IdempotencyKeyFormat keyFormat, RequestOwners owners, ResponseSnapshots snapshots,
+            OperationResponses operations, ProblemResponses problems, OnceOnlyProperties properties,
+            ObjectProvider<IdempotencyListener> listeners) {
         OnceOnlyProperties.Http http = properties.http();
-        ProblemResponses problems = ProblemResponses.of(properties, engine, json);
         IdempotencyKeyFilter filter = new IdempotencyKeyFilter(endpoints, keyFormat, properties.key().headerName(),
-                new RequestOwners(ownerResolver, http.allowAnonymous()), ResponseSnapshots.of(http),
-                operationResponses(problems, json, engine), problems, http.maxRequestBody().toBytes(),
+                owners, snapshots, operations, problems, http.maxRequestBody().toBytes(),
                 http.maxBufferedResponse().toBytes(), listeners.orderedStream().toList());
         FilterRegistrationBean<IdempotencyKeyFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("idempotencyKeyFilter");
         registration.setOrder(FILTER_ORDER);
         return registration;
-    }
-
-    private static OperationResponses operationResponses(ProblemResponses problems, ObjectProvider<JsonMapper> json,
-            IdempotencyEngine engine) {
-        return new OperationResponses(problems, json.getIfAvailable(JsonMapper::new), engine.clock());
     }
 
     /** The status resource of asynchronous endpoints' operations, where asynchronous operations are set up. */
@@ -92,18 +112,15 @@ public class OnceOnlyWebMvcAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         OperationStatus operationStatus(AsynchronousOperations operations, IdempotencyKeyFormat keyFormat,
-                IdempotencyOwnerResolver ownerResolver, IdempotencyEngine engine, OnceOnlyProperties properties,
-                ObjectProvider<JsonMapper> json) {
-            return new OperationStatus(operations, keyFormat, new RequestOwners(ownerResolver,
-                    properties.http().allowAnonymous()),
-                    operationResponses(ProblemResponses.of(properties, engine, json), json, engine));
+                RequestOwners owners, OperationResponses responses) {
+            return new OperationStatus(operations, keyFormat, owners, responses);
         }
 
         /** The filter's storage rules for what workers store: asynchronous endpoints replay it as any response. */
         @Bean
         @ConditionalOnMissingBean
-        OperationOutcomes onceOnlyOperationOutcomes(OnceOnlyProperties properties) {
-            return ResponseSnapshots.of(properties.http())::codec;
+        OperationOutcomes onceOnlyOperationOutcomes(ResponseSnapshots snapshots) {
+            return snapshots::codec;
         }
     }
 
@@ -142,9 +159,8 @@ public class OnceOnlyWebMvcAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        RequestRejectedHandler problemRequestRejectedHandler(OnceOnlyProperties properties, IdempotencyEngine engine,
-                ObjectProvider<JsonMapper> json) {
-            return new ProblemRequestRejectedHandler(ProblemResponses.of(properties, engine, json));
+        RequestRejectedHandler problemRequestRejectedHandler(ProblemResponses problems) {
+            return new ProblemRequestRejectedHandler(problems);
         }
     }
 
