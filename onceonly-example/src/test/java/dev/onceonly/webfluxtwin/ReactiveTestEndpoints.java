@@ -8,6 +8,9 @@ import dev.onceonly.example.security.TenantUser;
 import dev.onceonly.spring.boot.web.OnceOnlyWebFluxAutoConfiguration;
 import java.net.URI;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
@@ -30,6 +33,43 @@ public class ReactiveTestEndpoints {
 
     /** The request header that makes {@link #throwingFilter()} throw. */
     public static final String THROW_HEADER = "X-Test-Throw-In-Filter";
+
+    /** Holds {@code /api/slow-orders} in its handler until the test lets it go. */
+    public static final HandlerGate SLOW_ORDERS = new HandlerGate();
+
+    /** Tells a test that a handler runs, and keeps it running until the test releases it. */
+    public static final class HandlerGate {
+
+        private final Semaphore entered = new Semaphore(0);
+        private volatile CountDownLatch release = new CountDownLatch(1);
+
+        /** Closes the gate for the next handler. */
+        public void close() {
+            entered.drainPermits();
+            release = new CountDownLatch(1);
+        }
+
+        /** Whether a handler entered within {@code time}. */
+        public boolean awaitEntered(Duration time) throws InterruptedException {
+            return entered.tryAcquire(time.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        public void open() {
+            release.countDown();
+        }
+
+        void pass() {
+            entered.release();
+            try {
+                if (!release.await(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the test never released the handler");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while placing the order", e);
+            }
+        }
+    }
 
     @Bean
     EventLoopGuard eventLoopGuard() {
@@ -78,11 +118,11 @@ public class ReactiveTestEndpoints {
                                 new CreateOrderRequest(Long.valueOf(userAndForm.getT2().getFirst("skuId")),
                                         Integer.valueOf(userAndForm.getT2().getFirst("quantity")))))
                         .flatMap(ReactiveTestEndpoints::created))
-                // Slower than the client waits: the client goes away while it runs.
+                // Held until the test, whose client went away meanwhile, releases it
                 .POST("/api/slow-orders", request -> request.principal().cast(Authentication.class)
                         .zipWith(request.bodyToMono(CreateOrderRequest.class))
                         .map(userAndOrder -> {
-                            sleep(Duration.ofMillis(1500));
+                            SLOW_ORDERS.pass();
                             return orders.place(((TenantUser) userAndOrder.getT1().getPrincipal()).owner(),
                                     userAndOrder.getT2());
                         })
@@ -95,15 +135,6 @@ public class ReactiveTestEndpoints {
                                 userAndOrder.getT2()))
                         .flatMap(ReactiveTestEndpoints::created))
                 .build();
-    }
-
-    private static void sleep(Duration time) {
-        try {
-            Thread.sleep(time);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while placing the order", e);
-        }
     }
 
     private static Mono<ServerResponse> created(Order order) {
