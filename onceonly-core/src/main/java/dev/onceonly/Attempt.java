@@ -29,12 +29,25 @@ public final class Attempt {
     private final LeaseToken token;
     private final int failures;
     private final BooleanSupplier leaseLost;
+    private final boolean transactional;
 
+    /** An attempt of leased mode, whose lease {@code leaseLost} says is gone. */
     Attempt(IdempotencyScope scope, LeaseToken token, int failures, BooleanSupplier leaseLost) {
+        this(scope, token, failures, leaseLost, false);
+    }
+
+    /** An attempt that runs inside a transaction, holding its record's row until it ends. */
+    static Attempt inTransaction(IdempotencyScope scope, LeaseToken token, int failures) {
+        return new Attempt(scope, token, failures, () -> false, true);
+    }
+
+    private Attempt(IdempotencyScope scope, LeaseToken token, int failures, BooleanSupplier leaseLost,
+            boolean transactional) {
         this.scope = Objects.requireNonNull(scope, "scope");
         this.token = Objects.requireNonNull(token, "token");
         this.failures = failures;
         this.leaseLost = Objects.requireNonNull(leaseLost, "leaseLost");
+        this.transactional = transactional;
     }
 
     /** Owner, operation and key, the key as the engine stores it (its digest, if only digests are kept). */
@@ -80,6 +93,15 @@ public final class Attempt {
      */
     public boolean isLeaseLost() {
         return leaseLost.getAsBoolean();
+    }
+
+    /**
+     * Whether this attempt runs in a transaction that also holds what the work writes through it on the thread it
+     * was called on (transactional and joined modes), so that a failure undoes the work's writes with the claim.
+     * What the work hands to another thread or process is outside it: it may take effect whatever happens here.
+     */
+    public boolean isTransactional() {
+        return transactional;
     }
 
     /**

@@ -84,7 +84,7 @@ record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock cl
             // The uncommitted claim cannot be taken over while the caller's transaction runs: the lease is never
             // lost.
             LogFields.attempt(token.attempt());
-            T value = work.run(new Attempt(scope, token, claimed.failures(), () -> false));
+            T value = work.run(Attempt.inTransaction(scope, token, claimed.failures()));
             StoredResponse response = codec.encode(value);
             Decision decision = outcomePolicy.classify(response);
             Instant now = clock.instant();
@@ -114,6 +114,8 @@ record JoinedAttempts(TransactionRunner runner, IdempotencyStore store, Clock cl
             return new IdempotentResult<>(value, false);
         } catch (OutcomeUnknownException unknown) {
             rollBackOnly(scope);
+            // The caller's transaction rolls back what the work wrote with the claim: nothing took effect.
+            unknown.rethrowIfRolledBack();
             storeApart(scope, fingerprint, unknown.outcome());
             throw unknown;
         } catch (Exception | Error e) {

@@ -97,6 +97,12 @@ record LeasedAttempts(IdempotencyStore store, Clock clock, Records records, Outc
             value = work.run(attempt);
         } catch (OutcomeUnknownException unknown) {
             stopQuietly(heartbeat);
+            // Nothing rolls back here: whatever the work did stands, so its key never runs again.
+            if (unknown.isDecidedByMode()) {
+                log.error("The work of operation={} key={} may have taken effect without a result to store ({}); "
+                        + "its key is answered with the stored final outcome from now on", scope.operation(),
+                        scope.key(), unknown.getMessage());
+            }
             store(scope, fingerprint, token, request.expiresAt(), Decision.FAILED_FINAL, unknown.outcome());
             throw unknown;
         } catch (LeaseLostException lost) {

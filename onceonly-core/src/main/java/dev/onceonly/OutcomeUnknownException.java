@@ -1,6 +1,7 @@
 package dev.onceonly;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown by work that may already have taken effect but has no result to give, such as an HTTP handler that went
@@ -11,15 +12,19 @@ import java.util.Objects;
  * transactional mode that commits with what the work wrote. Then it rethrows this exception to its caller, which
  * answers with the outcome; every retry gets it replayed, so the work never runs twice in its scope. If the
  * outcome cannot be stored (the store fails, or the transaction cannot commit), this exception is still what the
- * caller gets, never a "nothing ran" store error, because the work may go on.
+ * caller gets, never a "nothing ran" store error, because the work may go on. Work whose writes a rollback undoes
+ * says so with {@link #unlessRolledBack}, and is answered by the mode.
  */
 public final class OutcomeUnknownException extends IdempotencyException {
 
     private final transient StoredResponse outcome;
+    private final @Nullable IdempotencyException unlessRolledBack;
 
-    private OutcomeUnknownException(String message, StoredResponse outcome) {
+    private OutcomeUnknownException(String message, StoredResponse outcome,
+            @Nullable IdempotencyException unlessRolledBack) {
         super(message, false);
         this.outcome = outcome;
+        this.unlessRolledBack = unlessRolledBack;
     }
 
     /**
@@ -27,7 +32,37 @@ public final class OutcomeUnknownException extends IdempotencyException {
      * @param outcome what every attempt of this scope is answered with, typically a 5xx problem
      */
     public static OutcomeUnknownException storing(String reason, StoredResponse outcome) {
-        return new OutcomeUnknownException(reason, Objects.requireNonNull(outcome, "outcome"));
+        return new OutcomeUnknownException(reason, Objects.requireNonNull(outcome, "outcome"), null);
+    }
+
+    /**
+     * Work that ran to its end but whose result cannot be stored (an HTTP response larger than may be kept): what
+     * that means is the mode's to decide, not its caller's. Where the attempt's transaction holds what the work
+     * wrote (transactional and joined modes), it rolls back, nothing took effect, and the engine throws
+     * {@code failure} instead, leaving the key to a retry. Where it does not (leased mode), the work may have taken
+     * effect: {@code outcome} is stored as final and this exception rethrown, as for {@link #storing}.
+     *
+     * @param failure what the caller gets when the attempt rolled back; its message is this exception's too
+     * @param outcome what every attempt of the scope is answered with when nothing rolled back
+     */
+    public static OutcomeUnknownException unlessRolledBack(IdempotencyException failure, StoredResponse outcome) {
+        return new OutcomeUnknownException(failure.getMessage(), Objects.requireNonNull(outcome, "outcome"),
+                Objects.requireNonNull(failure, "failure"));
+    }
+
+    /** Whether the mode decides what this means ({@link #unlessRolledBack}). */
+    boolean isDecidedByMode() {
+        return unlessRolledBack != null;
+    }
+
+    /**
+     * Throws what {@link #unlessRolledBack} was given, for an engine whose attempt rolled back what the work wrote;
+     * returns when this outcome is unknown whatever rolled back.
+     */
+    void rethrowIfRolledBack() {
+        if (unlessRolledBack != null) {
+            throw unlessRolledBack;
+        }
     }
 
     /** The final outcome the engine stores for the scope. */

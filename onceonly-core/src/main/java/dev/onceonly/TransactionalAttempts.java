@@ -174,8 +174,10 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
         try {
             // No one takes an attempt of an open transaction over (uncommitted claim, or none): its lease holds.
             LogFields.attempt(token.attempt());
-            value = work.run(new Attempt(scope, token, failures, () -> false));
+            value = work.run(Attempt.inTransaction(scope, token, failures));
         } catch (OutcomeUnknownException e) {
+            // Thrown on, it rolls back what the work wrote: nothing took effect.
+            e.rethrowIfRolledBack();
             // Its outcome commits with what the work wrote; the exception is rethrown after the commit, or
             // instead of the store's failure if storing or committing it fails.
             unknown.set(e);

@@ -127,6 +127,33 @@ class IdempotencyEngineTest {
     }
 
     @Test
+    void workWithoutAStorableResultUnlessRolledBackIsFinalWhereNothingRollsBack() {
+        StoredResponse tooLarge = StoredResponse.of(500, "too large".getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> engine.execute(scope, request("a"), TEXT, attempt -> {
+            executions.incrementAndGet();
+            throw OutcomeUnknownException.unlessRolledBack(new RequestTooLargeForTheTest(), tooLarge);
+        })).isInstanceOf(OutcomeUnknownException.class);
+
+        IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, attempt -> order("created"));
+
+        assertThat(retry).isEqualTo(new IdempotentResult<>("too large", true));
+        assertThat(executions).hasValue(1);
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_FINAL);
+    }
+
+    private static final class RequestTooLargeForTheTest extends IdempotencyException {
+
+        RequestTooLargeForTheTest() {
+            super("the result is larger than may be kept", false);
+        }
+
+        @Override
+        public String problemType() {
+            return "result-too-large";
+        }
+    }
+
+    @Test
     void transientStatusIsNotStoredAndRunsAgain() {
         IdempotentResult<String> first = engine.execute(scope, request("a"), withStatus(503), attempt -> order("busy"));
 

@@ -8,6 +8,7 @@ import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyEngineBuilder;
+import dev.onceonly.IdempotencyException;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyKeyReusedException;
 import dev.onceonly.IdempotencyMode;
@@ -195,6 +196,53 @@ public abstract class TransactionalModeContract {
         assertThat(retry).isEqualTo(new IdempotentResult<>(0L, true));
         assertThat(committedOrders(owner)).isEqualTo(1);
         assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.FAILED_FINAL);
+    }
+
+    @Test
+    void workWithoutAStorableResultUnlessRolledBackRollsBackAndLeavesTheKeyToARetry() {
+        IdempotencyEngine engine = engine(Duration.ZERO);
+        IdempotencyScope scope = newScope();
+        TooLarge tooLarge = new TooLarge();
+
+        // An HTTP response larger than may be kept: the transaction undoes the work, so nothing took effect.
+        assertThatThrownBy(() -> engine.execute(scope, order(1), ORDER_ID, attempt -> {
+            insertOrder(1);
+            throw OutcomeUnknownException.unlessRolledBack(tooLarge, StoredResponse.of(500, new byte[0]));
+        })).isSameAs(tooLarge);
+        assertThat(committedOrders(owner)).isZero();
+        assertThat(store.find(scope)).isEmpty();
+
+        assertThat(engine.execute(scope, order(1), ORDER_ID, attempt -> insertOrder(1)).replayed()).isFalse();
+        assertThat(committedOrders(owner)).isEqualTo(1);
+    }
+
+    @Test
+    void joinedWorkWithoutAStorableResultUnlessRolledBackRollsTheCallerBackAndStoresNothing() {
+        IdempotencyEngine engine = joined(Duration.ZERO);
+        IdempotencyScope scope = newScope();
+        TooLarge tooLarge = new TooLarge();
+
+        assertThatThrownBy(() -> transactions().inTransaction(() -> engine.execute(scope, order(1), ORDER_ID,
+                attempt -> {
+                    insertOrder(1);
+                    throw OutcomeUnknownException.unlessRolledBack(tooLarge, StoredResponse.of(500, new byte[0]));
+                }))).isSameAs(tooLarge);
+
+        assertThat(committedOrders(owner)).isZero();
+        assertThat(store.find(scope)).isEmpty();
+    }
+
+    /** What a transport throws for a result it cannot keep. */
+    private static final class TooLarge extends IdempotencyException {
+
+        TooLarge() {
+            super("the result is larger than may be kept", false);
+        }
+
+        @Override
+        public String problemType() {
+            return "result-too-large";
+        }
     }
 
     @Test

@@ -11,9 +11,7 @@ import dev.onceonly.spring.boot.async.AsynchronousOperations;
 import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.Objects;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.util.UriUtils;
 
@@ -35,7 +33,6 @@ public final class AcceptedRequest {
     /** The request attribute the filter puts it under. */
     static final String ATTRIBUTE = AcceptedRequest.class.getName();
 
-    private static final Logger log = LoggerFactory.getLogger(AcceptedRequest.class);
     private static final String KEY_VARIABLE = "{key}";
 
     private final AsynchronousOperations operations;
@@ -44,21 +41,21 @@ public final class AcceptedRequest {
     private final String instance;
     private final String contextPath;
     private final OperationResponses responses;
-    private final Consumer<Outcome> outcomes;
+    private final IdempotencyProtocol protocol;
 
     /**
      * @param instance the request's URI, the {@code instance} of its problems
      * @param contextPath the application's context path, which the {@code Location} of a 202 begins with
      */
     AcceptedRequest(AsynchronousOperations operations, IdempotencyScope scope, Fingerprint fingerprint,
-            String instance, String contextPath, OperationResponses responses, Consumer<Outcome> outcomes) {
+            String instance, String contextPath, OperationResponses responses, IdempotencyProtocol protocol) {
         this.operations = operations;
         this.scope = scope;
         this.fingerprint = fingerprint;
         this.instance = instance;
         this.contextPath = contextPath;
         this.responses = responses;
-        this.outcomes = outcomes;
+        this.protocol = protocol;
     }
 
     /**
@@ -84,25 +81,18 @@ public final class AcceptedRequest {
         Submission<StoredResponse> submission;
         try {
             submission = operations.submit(scope, fingerprint, payload);
-        } catch (IdempotencyKeyReusedException e) {
-            outcomes.accept(Outcome.KEY_REUSED);
-            return responses.problem(e, instance);
-        } catch (RequestInProgressException e) {
-            outcomes.accept(Outcome.IN_PROGRESS);
-            return responses.problem(e, instance);
-        } catch (IdempotencyStoreException e) {
-            log.warn("Idempotency store unavailable for operation={}: {}", scope.operation(), e.getMessage());
-            outcomes.accept(Outcome.STORE_UNAVAILABLE);
-            return responses.problem(new IdempotencyStoreException("The idempotency store is unavailable; the "
-                    + "request was not accepted", e), instance);
+        } catch (IdempotencyKeyReusedException | RequestInProgressException | IdempotencyStoreException e) {
+            // Nothing was accepted: the request's own refusals, as the filter answers them
+            return responses.problem(Objects.requireNonNull(protocol.refusal(e, scope.operation(), false)).problem(),
+                    instance);
         }
         return switch (submission) {
             case Submission.Accepted<StoredResponse> accepted -> {
-                outcomes.accept(accepted.created() ? Outcome.EXECUTED : Outcome.REPLAYED);
+                protocol.notify(scope.operation(), accepted.created() ? Outcome.EXECUTED : Outcome.REPLAYED);
                 yield responses.running(accepted.record(), location(statusRoute), true);
             }
             case Submission.Finished<StoredResponse> finished -> {
-                outcomes.accept(Outcome.REPLAYED);
+                protocol.notify(scope.operation(), Outcome.REPLAYED);
                 yield OperationResponses.replay(finished.result().value());
             }
         };

@@ -4,17 +4,11 @@ import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyException;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyKeyFormat;
-import dev.onceonly.IdempotencyKeyReusedException;
-import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
-import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.IdempotentResult;
-import dev.onceonly.InvalidIdempotencyKeyException;
 import dev.onceonly.LeaseLostException;
 import dev.onceonly.LogFields;
-import dev.onceonly.MalformedRequestBodyException;
 import dev.onceonly.OutcomeUnknownException;
-import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
 import jakarta.servlet.FilterChain;
@@ -70,7 +64,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
     private final OperationResponses operations;
     private final long maxRequestBody;
     private final long maxBufferedResponse;
-    private final List<IdempotencyListener> listeners;
+    private final IdempotencyProtocol protocol;
 
     IdempotencyKeyFilter(IdempotentEndpoints endpoints, IdempotencyKeyFormat keyFormat, String headerName,
             RequestOwners owners, ResponseSnapshots snapshots, OperationResponses operations,
@@ -85,7 +79,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         this.operations = operations;
         this.maxRequestBody = maxRequestBody;
         this.maxBufferedResponse = maxBufferedResponse;
-        this.listeners = List.copyOf(listeners);
+        this.protocol = new IdempotencyProtocol(listeners);
     }
 
     @Override
@@ -93,39 +87,44 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         EndpointMatch match = endpoints.match(request);
         List<String> keys = Collections.list(request.getHeaders(headerName));
-        if (match == null || (keys.isEmpty() && !match.endpoint().keyRequired())) {
+        String operation = match == null ? null : IdempotencyProtocol.operationOf(match, request.getMethod(), keys);
+        if (match == null || operation == null) {
             chain.doFilter(request, response);
             return;
         }
-        String operation = match.endpoint().operationFor(request.getMethod(), match.route());
         LogFields.Scope fields = LogFields.Scope.NESTED;
         try {
-            IdempotencyKey key = keyFormat.parseHeader(keys);
-            // Logged as the engine stores it: with digest-only keys, no log line carries the key itself.
-            IdempotencyKey storedKey = match.endpoint().engine().keyStorage().stored(key);
-            fields = LogFields.open(operation, storedKey);
-            String owner = owners.ownerOf(request);
-            IdempotencyScope scope = IdempotencyScope.of(owner, operation, key);
-            // Form and multipart bodies are parsed by the container; their fields and parts are fingerprinted.
-            CachedBodyRequest cached = ServletFingerprints.isParsedByContainer(request)
-                    ? null : CachedBodyRequest.read(request, maxRequestBody);
-            HttpServletRequest forwarded = cached == null ? request : cached;
-            Fingerprint fingerprint = ServletFingerprints.of(match.endpoint(), request, match.route(),
-                    cached == null ? new byte[0] : cached.body(), maxRequestBody);
+            IdempotencyKey storedKey;
+            IdempotencyScope scope;
+            HttpServletRequest forwarded;
+            Fingerprint fingerprint;
+            try {
+                IdempotencyKey key = keyFormat.parseHeader(keys);
+                // Logged as the engine stores it: with digest-only keys, no log line carries the key itself.
+                storedKey = match.endpoint().engine().keyStorage().stored(key);
+                fields = LogFields.open(operation, storedKey);
+                scope = IdempotencyScope.of(owners.ownerOf(request), operation, key);
+                // Form and multipart bodies are parsed by the container; their fields and parts are fingerprinted.
+                CachedBodyRequest cached = ServletFingerprints.isParsedByContainer(request)
+                        ? null : CachedBodyRequest.read(request, maxRequestBody);
+                forwarded = cached == null ? request : cached;
+                fingerprint = ServletFingerprints.of(match.endpoint(), request, match.route(),
+                        cached == null ? new byte[0] : cached.body(), maxRequestBody);
+            } catch (IdempotencyException refused) {
+                if (!refused(refused, operation, false, request, response)) {
+                    throw refused;
+                }
+                return;
+            }
             if (match.endpoint().asynchronous()) {
                 // The handler accepts the request for a worker: nothing runs here that a retry must not repeat.
                 forwarded.setAttribute(AcceptedRequest.ATTRIBUTE, new AcceptedRequest(
                         endpoints.asynchronousOperations(), scope, fingerprint, request.getRequestURI(),
-                        request.getContextPath(), operations,
-                        outcome -> notify(operation, outcome)));
+                        request.getContextPath(), operations, protocol));
                 chain.doFilter(forwarded, response);
                 return;
             }
             execute(match.endpoint(), scope, storedKey, fingerprint, forwarded, response, chain);
-        } catch (InvalidIdempotencyKeyException | MalformedRequestBodyException | RequestBodyTooLargeException
-                | UnsupportedRequestEncodingException | AuthenticationRequiredException
-                | OwnerUnresolvableException e) {
-            refuse(operation, Outcome.INVALID_REQUEST, e, request, response);
         } finally {
             fields.close();
         }
@@ -155,19 +154,21 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                         // engine answers with what the attempt that took over stores.
                         throw lost;
                     }
-                    requireWithinBound(endpoint, scope.operation(), request, buffer, answer);
+                    requireWithinBound(request, buffer, answer);
                     throw e;
                 } catch (IOException | RuntimeException e) {
                     // A write over the bound fails inside the handler; what it threw then is only the symptom.
-                    requireWithinBound(endpoint, scope.operation(), request, buffer, answer);
+                    requireWithinBound(request, buffer, answer);
                     throw e;
                 }
                 if (request.isAsyncStarted()) {
                     log.error("The handler of operation={} answered asynchronously; idempotent handlers must answer "
                             + "synchronously. Its key is answered with a stored 500 from now on.", scope.operation());
-                    throw finalProblem(AsynchronousHandlerException.of(scope.operation()), request, buffer, answer);
+                    AsynchronousHandlerException asynchronous = AsynchronousHandlerException.of(scope.operation());
+                    throw OutcomeUnknownException.storing(asynchronous.getMessage(),
+                            finalProblem(asynchronous, request, buffer, answer));
                 }
-                requireWithinBound(endpoint, scope.operation(), request, buffer, answer);
+                requireWithinBound(request, buffer, answer);
                 return snapshots.capture(buffer);
             });
         } catch (OutcomeUnknownException e) {
@@ -176,35 +177,15 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 // The client has its answer; whatever the asynchronous work writes later is dropped with the buffer.
                 request.getAsyncContext().complete();
             }
-            notify(scope.operation(), Outcome.ERROR);
-            return;
-        } catch (IdempotencyKeyReusedException e) {
-            refuse(scope.operation(), Outcome.KEY_REUSED, e, request, response);
-            return;
-        } catch (RequestInProgressException e) {
-            refuse(scope.operation(), Outcome.IN_PROGRESS, e, request, response);
-            return;
-        } catch (ResponseTooLargeException e) {
-            log.warn("Response of operation '{}' exceeds onceonly.http.max-buffered-response ({} bytes): the attempt "
-                    + "was rolled back, nothing was sent or stored", scope.operation(), maxBufferedResponse);
-            refuse(scope.operation(), Outcome.ERROR, e, request, response);
-            return;
-        } catch (IdempotencyStoreException e) {
-            if (started.get()) {
-                notify(scope.operation(), Outcome.ERROR);
-                throw e;
-            }
-            // Fail closed: the store (or the transaction around the claim) failed before anything ran.
-            log.warn("Idempotency store unavailable for operation={} key={}: {}", scope.operation(), storedKey,
-                    e.getMessage());
-            refuse(scope.operation(), Outcome.STORE_UNAVAILABLE, new IdempotencyStoreException(
-                    "The idempotency store is unavailable; the request was not executed", e), request, response);
+            protocol.notify(scope.operation(), Outcome.ERROR);
             return;
         } catch (IOException | ServletException | RuntimeException | Error e) {
-            notify(scope.operation(), Outcome.ERROR);
-            throw e;
+            if (!refused(e, scope.operation(), started.get(), request, response)) {
+                throw e;
+            }
+            return;
         } catch (Exception unexpected) {
-            notify(scope.operation(), Outcome.ERROR);
+            protocol.notify(scope.operation(), Outcome.ERROR);
             throw new ServletException(unexpected);
         }
         StoredResponse stored = result.value();
@@ -213,10 +194,10 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         if (result.replayed() || ran == null) {
             // Also an outcome the engine stored without running the work (attempts exhausted by crashes)
             ResponseSnapshots.replay(stored, response);
-            notify(scope.operation(), Outcome.REPLAYED);
+            protocol.notify(scope.operation(), Outcome.REPLAYED);
         } else {
             ran.sendToClient();
-            notify(scope.operation(), Outcome.EXECUTED);
+            protocol.notify(scope.operation(), Outcome.EXECUTED);
         }
         log.debug("Idempotent request: operation={} key={} replayed={} status={}", scope.operation(), storedKey,
                 result.replayed(), stored.status());
@@ -225,51 +206,40 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
     /**
      * Reports a response over the bound. In transactional mode the attempt rolls back, so nothing took effect. In
      * leased mode the handler may have taken effect (a payment call), so its key is never released for a re-run:
-     * the 500 is stored as its final outcome.
-     *
-     * @throws ResponseTooLargeException in transactional mode
-     * @throws OutcomeUnknownException in leased mode
+     * the 500 is stored as its final outcome. The engine tells which.
      */
-    private void requireWithinBound(IdempotentEndpoint endpoint, String operation, HttpServletRequest request,
-            BufferedResponse buffer, AtomicReference<@Nullable BufferedResponse> answer) throws IOException {
+    private void requireWithinBound(HttpServletRequest request, BufferedResponse buffer,
+            AtomicReference<@Nullable BufferedResponse> answer) throws IOException {
         try {
             buffer.checkWithinBound();
         } catch (ResponseTooLargeException tooLarge) {
-            if (endpoint.engine().mode() != IdempotencyMode.LEASED) {
-                throw tooLarge;
-            }
-            log.error("Response of operation '{}' exceeds onceonly.http.max-buffered-response ({} bytes) after the "
-                    + "handler may have taken effect; its key is answered with a stored 500 from now on", operation,
-                    maxBufferedResponse);
-            throw finalProblem(tooLarge, request, buffer, answer);
+            throw OutcomeUnknownException.unlessRolledBack(tooLarge, finalProblem(tooLarge, request, buffer, answer));
         }
     }
 
     /**
      * The outcome of a handler that may have taken effect but has no response to store (it went asynchronous, or
-     * outgrew the buffer): {@code problem}, stored as the key's final outcome so that it never runs twice. The
+     * outgrew the buffer): {@code problem}, to store as the key's final outcome so that it never runs twice. The
      * handler's buffer is sealed first, since an asynchronous handler's thread may still write into it, and the
      * problem is written into a buffer of its own, which becomes the {@code answer}.
      */
-    private OutcomeUnknownException finalProblem(IdempotencyException problem, HttpServletRequest request,
+    private StoredResponse finalProblem(IdempotencyException problem, HttpServletRequest request,
             BufferedResponse buffer, AtomicReference<@Nullable BufferedResponse> answer) throws IOException {
         buffer.seal();
         BufferedResponse problemResponse = new BufferedResponse((HttpServletResponse) buffer.getResponse(), problems,
                 maxBufferedResponse);
         problems.write(problemResponse, problem, request.getRequestURI());
         answer.set(problemResponse);
-        return OutcomeUnknownException.storing(problem.getMessage(), snapshots.capture(problemResponse));
+        return snapshots.capture(problemResponse);
     }
 
-    private void refuse(String operation, Outcome outcome, IdempotencyException problem,
-            HttpServletRequest request, HttpServletResponse response) throws IOException {
-        notify(operation, outcome);
-        problems.write(response, problem, request.getRequestURI());
-    }
-
-    private void notify(String operation, Outcome outcome) {
-        for (IdempotencyListener listener : listeners) {
-            listener.onRequest(operation, outcome);
+    /** Answers the refusal {@code failure} is; {@code false} when it is none (the handler's own), to throw on. */
+    private boolean refused(Throwable failure, String operation, boolean started, HttpServletRequest request,
+            HttpServletResponse response) throws IOException {
+        IdempotencyProtocol.Refusal refusal = protocol.refusal(failure, operation, started);
+        if (refusal != null) {
+            problems.write(response, refusal.problem(), request.getRequestURI());
         }
+        return refusal != null;
     }
 }

@@ -6,13 +6,10 @@ import dev.onceonly.IdempotencyException;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.IdempotencyKeyReusedException;
-import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
-import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.IdempotentResult;
 import dev.onceonly.InvalidIdempotencyKeyException;
 import dev.onceonly.LeaseLostException;
-import dev.onceonly.MalformedRequestBodyException;
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
@@ -75,7 +72,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     private final ProblemResponses problems;
     private final long maxRequestBody;
     private final long maxBufferedResponse;
-    private final List<IdempotencyListener> listeners;
+    private final IdempotencyProtocol protocol;
     private final Scheduler scheduler;
     private final int order;
 
@@ -92,7 +89,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         this.problems = problems;
         this.maxRequestBody = maxRequestBody;
         this.maxBufferedResponse = maxBufferedResponse;
-        this.listeners = List.copyOf(listeners);
+        this.protocol = new IdempotencyProtocol(listeners);
         this.scheduler = scheduler;
         this.order = order;
     }
@@ -112,15 +109,15 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         ServerHttpRequest request = exchange.getRequest();
         IdempotentEndpoint endpoint = match.endpoint();
         List<String> keys = request.getHeaders().getOrEmpty(headerName);
-        if (keys.isEmpty() && !endpoint.keyRequired()) {
+        String operation = IdempotencyProtocol.operationOf(match, request.getMethod().name(), keys);
+        if (operation == null) {
             return chain.filter(exchange);
         }
-        String operation = endpoint.operationFor(request.getMethod().name(), match.route());
         IdempotencyKey key;
         try {
             key = keyFormat.parseHeader(keys);
         } catch (InvalidIdempotencyKeyException e) {
-            return refuse(operation, Outcome.INVALID_REQUEST, e, exchange);
+            return refuse(e, operation, false, exchange);
         }
         // Refusals of the request itself, before anything ran; the handler's own exceptions are not among them.
         return owner(exchange).zipWith(body(request)).map(ownerAndBody -> {
@@ -132,24 +129,16 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
                     request.getHeaders()::getOrEmpty, encoding, body);
             return new Prepared(IdempotencyScope.of(ownerAndBody.getT1(), operation, key), fingerprint, body,
                     encoding.isForm());
-        }).onErrorMap(ReactiveIdempotencyKeyFilter::isInvalidRequest, RefusedRequest::new)
+        }).onErrorMap(IdempotencyException.class, RefusedRequest::new)
                 .flatMap(prepared -> execute(endpoint, prepared.scope(), prepared.fingerprint(),
                         ReplayedBodyRequest.exchange(exchange, prepared.body(), prepared.form(), maxRequestBody),
                         chain))
-                .onErrorResume(RefusedRequest.class, refused -> refuse(operation, Outcome.INVALID_REQUEST,
-                        (IdempotencyException) refused.getCause(), exchange));
+                .onErrorResume(RefusedRequest.class, refused -> refuse(refused.getCause(), operation, false,
+                        exchange));
     }
 
     /** A request ready to execute: its scope, its fingerprint and the body they were read from. */
     private record Prepared(IdempotencyScope scope, Fingerprint fingerprint, byte[] body, boolean form) {
-    }
-
-    /** The scheduler's queue is full: nothing ran. */
-    private static final class SchedulerFullException extends RuntimeException {
-
-        SchedulerFullException() {
-            super(null, null, false, false);
-        }
     }
 
     /** Carries a refusal of the request past the execution's own error handling. */
@@ -158,12 +147,6 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         RefusedRequest(Throwable refusal) {
             super(null, refusal, false, false);
         }
-    }
-
-    private static boolean isInvalidRequest(Throwable e) {
-        return e instanceof MalformedRequestBodyException || e instanceof RequestBodyTooLargeException
-                || e instanceof UnsupportedRequestEncodingException || e instanceof AuthenticationRequiredException
-                || e instanceof OwnerUnresolvableException;
     }
 
     /** The owner, checked by the servlet filter's rules; a resolver's failure is told by its type alone. */
@@ -202,7 +185,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         try {
             remembered = endpoint.engine().replayFromMemory(scope, fingerprint, codec);
         } catch (IdempotencyKeyReusedException e) {
-            return refuse(operation, Outcome.KEY_REUSED, e, exchange);
+            return refuse(e, operation, false, exchange);
         }
         if (remembered.isPresent()) {
             return send(exchange, remembered.get(), null, operation);
@@ -218,7 +201,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
                             HeldBackResponse response = new HeldBackResponse(exchange.getResponse(),
                                     maxBufferedResponse);
                             held.set(response);
-                            runHandler(endpoint, operation, exchange.mutate().response(response).build(), chain,
+                            runHandler(operation, exchange.mutate().response(response).build(), chain,
                                     attempt, context, response, finalProblem);
                             return snapshots.capture(response.status(), response.contentType(),
                                     response.heldHeaders(), response.content());
@@ -256,7 +239,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
                 }
             });
         } catch (RejectedExecutionException full) {
-            return Mono.error(new SchedulerFullException());
+            return Mono.error(ServerBusyException.of());
         }
         return Mono.fromFuture(done, true);
     }
@@ -267,11 +250,11 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
      * completes here. Errors Spring answers with a status ({@link ErrorResponse}) become that response, as the
      * servlet dispatcher answers them inside the filter.
      */
-    private void runHandler(IdempotentEndpoint endpoint, String operation, ServerWebExchange attemptExchange,
+    private void runHandler(String operation, ServerWebExchange attemptExchange,
             WebFilterChain chain, Attempt attempt, ContextView context, HeldBackResponse response,
             AtomicReference<ProblemResponses.Rendered> finalProblem) throws Exception {
         attemptExchange.getAttributes().put(ATTEMPT_ATTRIBUTE, attempt);
-        Thread transactionThread = Thread.currentThread();
+        Thread attemptThread = Thread.currentThread();
         AtomicReference<Thread> endedOn = new AtomicReference<>();
         RuntimeException failure = null;
         try {
@@ -288,24 +271,26 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         } catch (RuntimeException e) {
             failure = e;
         }
-        if (endpoint.engine().mode() != IdempotencyMode.LEASED && endedOn.get() != transactionThread) {
+        if (attempt.isTransactional() && endedOn.get() != attemptThread) {
             // Its work went on elsewhere, where blocking calls commit on their own: it may have taken effect outside
             // the transaction, so it must never run again for this key, whether it failed or not.
             log.error("The handler of operation={} ended on {}, not on the thread of its transaction: what it wrote "
                     + "there is not part of it. Keep its blocking calls where it is subscribed, or make the endpoint "
                     + "leased. Its key is answered with a stored 500 from now on.", operation,
                     endedOn.get() == null ? "no thread" : endedOn.get().getName());
-            throw finalProblem(HandlerLeftTransactionException.of(operation), attemptExchange, finalProblem);
+            HandlerLeftTransactionException left = HandlerLeftTransactionException.of(operation);
+            throw OutcomeUnknownException.storing(left.getMessage(),
+                    finalProblem(left, attemptExchange, finalProblem));
         }
         if (failure != null) {
             Throwable cause = Exceptions.unwrap(failure);
             if (cause instanceof LeaseLostException lost) {
                 throw lost;
             }
-            requireWithinBound(endpoint, operation, response, attemptExchange, finalProblem);
+            requireWithinBound(response, attemptExchange, finalProblem);
             throw cause instanceof Exception exception ? exception : failure;
         }
-        requireWithinBound(endpoint, operation, response, attemptExchange, finalProblem);
+        requireWithinBound(response, attemptExchange, finalProblem);
     }
 
     /**
@@ -323,68 +308,38 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     }
 
     /** As {@link IdempotencyKeyFilter}: too large is rolled back in transactional mode, final in leased mode. */
-    private void requireWithinBound(IdempotentEndpoint endpoint, String operation, HeldBackResponse response,
-            ServerWebExchange exchange, AtomicReference<ProblemResponses.Rendered> finalProblem) {
-        if (!response.overflowed()) {
-            return;
+    private void requireWithinBound(HeldBackResponse response, ServerWebExchange exchange,
+            AtomicReference<ProblemResponses.Rendered> finalProblem) {
+        if (response.overflowed()) {
+            ResponseTooLargeException tooLarge = ResponseTooLargeException.of(maxBufferedResponse);
+            throw OutcomeUnknownException.unlessRolledBack(tooLarge, finalProblem(tooLarge, exchange, finalProblem));
         }
-        ResponseTooLargeException tooLarge = ResponseTooLargeException.of(maxBufferedResponse);
-        if (endpoint.engine().mode() != IdempotencyMode.LEASED) {
-            throw tooLarge;
-        }
-        log.error("Response of operation '{}' exceeds onceonly.http.max-buffered-response ({} bytes) after the "
-                + "handler may have taken effect; its key is answered with a stored 500 from now on", operation,
-                maxBufferedResponse);
-        throw finalProblem(tooLarge, exchange, finalProblem);
     }
 
     /**
-     * The outcome of a handler that may have taken effect but has no response to store: {@code problem}, stored as
-     * the key's final outcome so that it never runs twice, and sent instead of the handler's response.
+     * The outcome of a handler that may have taken effect but has no response to store: {@code problem}, to store
+     * as the key's final outcome so that it never runs twice, and to send instead of the handler's response.
      */
-    private OutcomeUnknownException finalProblem(IdempotencyException problem, ServerWebExchange exchange,
+    private StoredResponse finalProblem(IdempotencyException problem, ServerWebExchange exchange,
             AtomicReference<ProblemResponses.Rendered> finalProblem) {
         ProblemResponses.Rendered rendered = problems.render(problem, exchange.getRequest().getPath().value());
         finalProblem.set(rendered);
         Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         rendered.headers().forEach((name, value) -> headers.put(name, List.of(value)));
-        return OutcomeUnknownException.storing(problem.getMessage(), snapshots.capture(rendered.status(),
-                rendered.headers().get(HttpHeaders.CONTENT_TYPE), headers, rendered.body()));
+        return snapshots.capture(rendered.status(), rendered.headers().get(HttpHeaders.CONTENT_TYPE), headers,
+                rendered.body());
     }
 
     private Mono<Void> failed(Throwable e, String operation, ServerWebExchange exchange, boolean started,
             @Nullable HeldBackResponse held, ProblemResponses.@Nullable Rendered finalProblem) {
-        return switch (e) {
-            case OutcomeUnknownException unknown -> {
-                notify(operation, Outcome.ERROR);
-                if (finalProblem != null) {
-                    yield write(exchange.getResponse(), finalProblem);
-                }
-                yield held != null ? held.sendToClient() : Mono.error(unknown);
+        if (e instanceof OutcomeUnknownException unknown) {
+            protocol.notify(operation, Outcome.ERROR);
+            if (finalProblem != null) {
+                return write(exchange.getResponse(), finalProblem);
             }
-            case IdempotencyKeyReusedException reused -> refuse(operation, Outcome.KEY_REUSED, reused, exchange);
-            case RequestInProgressException inProgress ->
-                    refuse(operation, Outcome.IN_PROGRESS, inProgress, exchange);
-            case ResponseTooLargeException tooLarge -> {
-                log.warn("Response of operation '{}' exceeds onceonly.http.max-buffered-response ({} bytes): the "
-                        + "attempt was rolled back, nothing was sent or stored", operation, maxBufferedResponse);
-                yield refuse(operation, Outcome.ERROR, tooLarge, exchange);
-            }
-            case SchedulerFullException full -> {
-                log.warn("OnceOnly's scheduler has no room for operation={}; answered 503", operation);
-                yield refuse(operation, Outcome.STORE_UNAVAILABLE, ServerBusyException.of(), exchange);
-            }
-            case IdempotencyStoreException unavailable when !started -> {
-                // Fail closed: the store (or the transaction around the claim) failed before anything ran.
-                log.warn("Idempotency store unavailable for operation={}: {}", operation, unavailable.getMessage());
-                yield refuse(operation, Outcome.STORE_UNAVAILABLE, new IdempotencyStoreException(
-                        "The idempotency store is unavailable; the request was not executed", unavailable), exchange);
-            }
-            default -> {
-                notify(operation, Outcome.ERROR);
-                yield Mono.error(e);
-            }
-        };
+            return held != null ? held.sendToClient() : Mono.error(unknown);
+        }
+        return refuse(e, operation, started, exchange);
     }
 
     private Mono<Void> send(ServerWebExchange exchange, IdempotentResult<StoredResponse> result,
@@ -393,10 +348,10 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         log.debug("Idempotent request: operation={} replayed={} status={}", operation, result.replayed(),
                 stored.status());
         if (!result.replayed() && held != null) {
-            notify(operation, Outcome.EXECUTED);
+            protocol.notify(operation, Outcome.EXECUTED);
             return held.sendToClient();
         }
-        notify(operation, Outcome.REPLAYED);
+        protocol.notify(operation, Outcome.REPLAYED);
         ServerHttpResponse response = exchange.getResponse();
         response.setStatusCode(HttpStatusCode.valueOf(stored.status()));
         HttpHeaders headers = response.getHeaders();
@@ -405,10 +360,14 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         return HeldBackResponse.write(response, stored.status(), stored.body());
     }
 
-    private Mono<Void> refuse(String operation, Outcome outcome, IdempotencyException problem,
-            ServerWebExchange exchange) {
-        notify(operation, outcome);
-        return write(exchange.getResponse(), problems.render(problem, exchange.getRequest().getPath().value()));
+    /** Answers the refusal {@code failure} is, or signals it on when it is none (the handler's own). */
+    private Mono<Void> refuse(Throwable failure, String operation, boolean started, ServerWebExchange exchange) {
+        IdempotencyProtocol.Refusal refusal = protocol.refusal(failure, operation, started);
+        if (refusal == null) {
+            return Mono.error(failure);
+        }
+        return write(exchange.getResponse(), problems.render(refusal.problem(),
+                exchange.getRequest().getPath().value()));
     }
 
     private static Mono<Void> write(ServerHttpResponse response, ProblemResponses.Rendered problem) {
@@ -417,9 +376,4 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         return HeldBackResponse.write(response, problem.status(), problem.body());
     }
 
-    private void notify(String operation, Outcome outcome) {
-        for (IdempotencyListener listener : listeners) {
-            listener.onRequest(operation, outcome);
-        }
-    }
 }
