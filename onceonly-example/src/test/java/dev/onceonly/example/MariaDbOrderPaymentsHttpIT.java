@@ -1,5 +1,8 @@
 package dev.onceonly.example;
 
+import dev.onceonly.conformance.ConformanceTarget;
+import dev.onceonly.conformance.IdempotencyKeyConformance;
+import org.junit.jupiter.api.Nested;
 import org.springframework.test.context.TestPropertySource;
 
 /** Paying orders on the local MariaDB, in a database of its own (its task table is this context's alone). */
@@ -8,4 +11,13 @@ import org.springframework.test.context.TestPropertySource;
     "spring.datasource.username=root"
 })
 class MariaDbOrderPaymentsHttpIT extends OrderPaymentsHttpContract {
+
+    @Nested
+    class Conformance extends IdempotencyKeyConformance {
+
+        @Override
+        protected ConformanceTarget target() {
+            return conformanceTarget();
+        }
+    }
 }

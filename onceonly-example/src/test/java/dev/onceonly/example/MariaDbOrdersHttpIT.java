@@ -3,7 +3,10 @@ package dev.onceonly.example;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.onceonly.conformance.ConformanceTarget;
+import dev.onceonly.conformance.IdempotencyKeyConformance;
 import java.util.UUID;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -30,5 +33,14 @@ class MariaDbOrdersHttpIT extends OrdersHttpContract {
         assertThatThrownBy(() -> jdbc.sql(insert).param(orderNo).update()).isInstanceOf(DuplicateKeyException.class);
 
         assertThat(output).doesNotContain(orderNo);
+    }
+
+    @Nested
+    class Conformance extends IdempotencyKeyConformance {
+
+        @Override
+        protected ConformanceTarget target() {
+            return conformanceTarget();
+        }
     }
 }

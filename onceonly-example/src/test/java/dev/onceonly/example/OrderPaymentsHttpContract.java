@@ -3,6 +3,7 @@ package dev.onceonly.example;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.onceonly.conformance.ConformanceTarget;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -370,6 +371,27 @@ abstract class OrderPaymentsHttpContract {
         assertThat(status(orderId)).isEqualTo("PAID");
         assertThat(provider.charges(orderId)).hasSize(1);
         assertThat(outbox(orderId)).containsExactly("order.paid");
+    }
+
+    /**
+     * The black-box suite on payments: one key is one payment whichever style (synchronous, or {@code Prefer:
+     * respond-async}) asked for it. Each case pays an order of its own; payments of one order by two users are
+     * no case (the other user's is refused), so that case is the orders suite's.
+     */
+    ConformanceTarget conformanceTarget() {
+        return ConformanceTarget.at(URI.create("http://127.0.0.1:" + port))
+                .endpoint(() -> new ConformanceTarget.Endpoint("/api/orders/" + placeOrderUnchecked() + "/payments",
+                        "{}", "{\"amount\": 1}"))
+                .authorization(DemoClient.basic("alice")).problemTypeBase(PROBLEMS).respondsAsync(true)
+                .maxKeyLength(128).build();
+    }
+
+    private long placeOrderUnchecked() {
+        try {
+            return placeOrder();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not place an order to pay", e);
+        }
     }
 
     /** Retries the payment until {@code done} holds for an answer; every answer, in order, the last one done. */

@@ -1,5 +1,8 @@
 package dev.onceonly.example;
 
+import dev.onceonly.conformance.ConformanceTarget;
+import dev.onceonly.conformance.IdempotencyKeyConformance;
+import org.junit.jupiter.api.Nested;
 import org.springframework.test.context.TestPropertySource;
 
 /** Paying orders on the local PostgreSQL, in a schema of its own (its task table is this context's alone). */
@@ -9,4 +12,13 @@ import org.springframework.test.context.TestPropertySource;
     "spring.flyway.schemas=onceonly_example_payments"
 })
 class PostgresOrderPaymentsHttpIT extends OrderPaymentsHttpContract {
+
+    @Nested
+    class Conformance extends IdempotencyKeyConformance {
+
+        @Override
+        protected ConformanceTarget target() {
+            return conformanceTarget();
+        }
+    }
 }

@@ -1,5 +1,8 @@
 package dev.onceonly.example;
 
+import dev.onceonly.conformance.ConformanceTarget;
+import dev.onceonly.conformance.IdempotencyKeyConformance;
+import org.junit.jupiter.api.Nested;
 import org.springframework.test.context.TestPropertySource;
 
 /** The HTTP protocol on the local PostgreSQL, in a schema of its own. */
@@ -9,4 +12,13 @@ import org.springframework.test.context.TestPropertySource;
     "spring.flyway.schemas=onceonly_example"
 })
 class PostgresOrdersHttpIT extends OrdersHttpContract {
+
+    @Nested
+    class Conformance extends IdempotencyKeyConformance {
+
+        @Override
+        protected ConformanceTarget target() {
+            return conformanceTarget();
+        }
+    }
 }

@@ -3,6 +3,8 @@ package dev.onceonly.example;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.onceonly.conformance.ConformanceTarget;
+import dev.onceonly.conformance.IdempotencyKeyConformance;
 import dev.onceonly.webfluxtwin.EventLoopGuard;
 import dev.onceonly.webfluxtwin.ReactiveOrdersApplication;
 import dev.onceonly.webfluxtwin.ReactiveTestEndpoints;
@@ -11,11 +13,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -153,5 +156,14 @@ class PostgresReactiveOrdersHttpIT extends OrdersHttpContract {
                         + "/api/form-orders")).header("Authorization", DemoClient.basic("alice"))
                 .header("Idempotency-Key", key).header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(fields)).build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    @Nested
+    class Conformance extends IdempotencyKeyConformance {
+
+        @Override
+        protected ConformanceTarget target() {
+            return conformanceTarget();
+        }
     }
 }
