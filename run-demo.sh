@@ -16,14 +16,14 @@ done
 # The demo secret of onceonly-example's application.properties; set both sides to another in earnest.
 secret=${EXAMPLE_WEBHOOK_SECRET:-whsec_demo_only_not_a_secret}
 
-./mvnw -q -pl onceonly-example,onceonly-payment-provider -am package -DskipTests
+./mvnw -q -pl samples/orders-service,samples/payment-provider -am package -DskipTests
 
-"$java" -jar onceonly-payment-provider/target/onceonly-payment-provider-exec.jar \
+"$java" -jar samples/payment-provider/target/onceonly-payment-provider-exec.jar \
     --provider.webhook-url="http://localhost:$port/api/webhooks/payments" \
-    --provider.webhook-secret="$secret" >onceonly-payment-provider/target/provider.log 2>&1 &
+    --provider.webhook-secret="$secret" >samples/payment-provider/target/provider.log 2>&1 &
 provider=$!
 trap 'kill "$provider" 2>/dev/null || true' EXIT
-echo "Payment provider starting on http://localhost:8090 (log: onceonly-payment-provider/target/provider.log)"
+echo "Payment provider starting on http://localhost:8090 (log: samples/payment-provider/target/provider.log)"
 
 redis=()
 if (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
@@ -31,16 +31,16 @@ if (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
 elif command -v redis-server >/dev/null 2>&1; then
     redis_port=$(( 20000 + RANDOM % 20000 ))
     redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
-        >onceonly-example/target/redis.log 2>&1 &
+        >samples/orders-service/target/redis.log 2>&1 &
     redis_pid=$!
     trap 'kill "$provider" "$redis_pid" 2>/dev/null || true' EXIT
     redis=(--spring.data.redis.port="$redis_port")
-    echo "Redis: started the demo's own on 127.0.0.1:$redis_port (no persistence; log: onceonly-example/target/redis.log)"
+    echo "Redis: started the demo's own on 127.0.0.1:$redis_port (no persistence; log: samples/orders-service/target/redis.log)"
 else
     redis=(--onceonly.redis.enabled=false)
     echo "Redis: none found (install redis-server for the fast layer and the checkout page's form tokens);"
     echo "       the service runs on the database alone"
 fi
 
-"$java" -jar onceonly-example/target/onceonly-example.jar \
+"$java" -jar samples/orders-service/target/onceonly-example.jar \
     --example.payments.webhook-secret="$secret" "${redis[@]}" "$@"

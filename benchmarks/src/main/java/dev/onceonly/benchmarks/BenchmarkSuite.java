@@ -49,7 +49,7 @@ public final class BenchmarkSuite {
         Path work = module.resolve("target/benchmark-work");
         Files.createDirectories(out);
         Files.createDirectories(work);
-        Path serviceJar = module.resolveSibling("onceonly-example/target/onceonly-example.jar");
+        Path serviceJar = module.resolveSibling("samples/orders-service/target/onceonly-example.jar");
         if (!Files.isRegularFile(serviceJar)) {
             throw new IllegalStateException(serviceJar + " is missing: build the reference service first, with "
                     + Report.BUILD_SERVICE);

@@ -32,9 +32,9 @@ final class Report {
      * architecture test depends on this module, so one build of both would run the benchmarks before the service's
      * jar exists.
      */
-    static final String BUILD_SERVICE = "./mvnw -pl onceonly-example -am -DskipTests package";
+    static final String BUILD_SERVICE = "./mvnw -pl samples/orders-service -am -DskipTests package";
     /** Runs the benchmarks. */
-    static final String RUN = "./mvnw -pl onceonly-benchmarks -am -DskipTests package exec:exec";
+    static final String RUN = "./mvnw -pl benchmarks -am -DskipTests package exec:exec";
 
     private final List<JmhResult> jmh;
     private final HttpBenchmark.Results http;
