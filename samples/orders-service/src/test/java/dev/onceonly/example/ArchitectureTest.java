@@ -1,15 +1,20 @@
 package dev.onceonly.example;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.Test;
 
 /**
  * Rules for every module outside {@code onceonly-core}, main and test code. This module's test class path holds
@@ -18,15 +23,55 @@ import com.tngtech.archunit.lang.ArchRule;
 @AnalyzeClasses(packages = "dev.onceonly", importOptions = ArchitectureTest.OutsideCore.class)
 class ArchitectureTest {
 
+    private static final String[] SAMPLES_AND_BENCHMARKS = {"dev.onceonly.example..", "dev.onceonly.webfluxtwin..",
+        "dev.onceonly.provider..", "dev.onceonly.benchmarks.."};
+
     @ArchTest
     static final ArchRule nothingOutsideCoreUsesCoresInternalPackage = noClasses().should().dependOnClassesThat()
             .resideInAPackage("dev.onceonly.internal..")
             .because("dev.onceonly.internal is core's implementation, free to change in any release");
 
+    /** The samples and benchmarks use the library; the library never uses them. */
+    @ArchTest
+    static final ArchRule theLibraryUsesNoSampleOrBenchmark = noClasses()
+            .that().resideOutsideOfPackages(SAMPLES_AND_BENCHMARKS)
+            .should().dependOnClassesThat().resideInAnyPackage(SAMPLES_AND_BENCHMARKS)
+            .because("the library modules stand alone; samples and benchmarks are built on them, not into them");
+
+    /** The conformance suite tests any implementation over HTTP: it knows none of OnceOnly's classes. */
+    @ArchTest
+    static final ArchRule theConformanceSuiteKnowsOnlyHttp = classes()
+            .that().resideInAPackage("dev.onceonly.conformance..")
+            .should().onlyDependOnClassesThat().resideInAnyPackage("dev.onceonly.conformance..", "java..",
+                    "org.junit..", "org.assertj..", "org.opentest4j..", "tools.jackson..", "org.jspecify..")
+            .because("a black-box suite that used an implementation's classes would test nothing but itself");
+
+    /**
+     * Modules depend on each other one way only (core, excluded here, depends on none of them). The orders service's
+     * WebFlux twin is its own test code, which the service's tests start.
+     */
+    @ArchTest
+    static final ArchRule modulesFormNoCycle = slices().matching("dev.onceonly.(*)..").should().beFreeOfCycles()
+            .ignoreDependency(resideInAPackage("dev.onceonly.example.."),
+                    resideInAPackage("dev.onceonly.webfluxtwin.."));
+
     @ArchTest
     static void everyModuleOutsideCoreIsChecked(JavaClasses classes) {
         assertThat(classes.stream().map(JavaClass::getPackageName).map(ArchitectureTest::module).distinct())
-                .contains("tck", "jdbc", "kafka", "spring", "example", "benchmarks");
+                .contains("tck", "jdbc", "kafka", "redis", "client", "spring", "conformance", "example", "provider",
+                        "webfluxtwin", "benchmarks");
+    }
+
+    /** Each rule fails the build on code that breaks it, not only passes on code that keeps it. */
+    @Test
+    void theRulesFireOnCodeThatBreaksThem() {
+        // By name: a reference to core's internals from this class would break the rule it checks.
+        JavaClasses violations = new ClassFileImporter().importPackages("dev.onceonly.violations",
+                "dev.onceonly.cyclic");
+
+        assertThat(nothingOutsideCoreUsesCoresInternalPackage.evaluate(violations).hasViolation()).isTrue();
+        assertThat(theLibraryUsesNoSampleOrBenchmark.evaluate(violations).hasViolation()).isTrue();
+        assertThat(modulesFormNoCycle.evaluate(violations).hasViolation()).isTrue();
     }
 
     private static String module(String packageName) {
@@ -34,12 +79,16 @@ class ArchitectureTest {
         return parts.length > 2 ? parts[2] : "";
     }
 
-    /** Leaves out core's own classes: only core may use its internal package. */
+    /**
+     * Leaves out core's own classes (only core may use its internal package) and the violations that show the rules
+     * fire.
+     */
     static final class OutsideCore implements ImportOption {
 
         @Override
         public boolean includes(Location location) {
-            return !location.contains("/onceonly-core/") && !location.contains("/onceonly-core-");
+            return !location.contains("/onceonly-core/") && !location.contains("/onceonly-core-")
+                    && !location.contains("/dev/onceonly/violations/") && !location.contains("/dev/onceonly/cyclic/");
         }
     }
 }
