@@ -1,4 +1,4 @@
-package dev.onceonly.spring.boot.web;
+package dev.onceonly.http;
 
 import dev.onceonly.IdempotencyException;
 
@@ -6,14 +6,14 @@ import dev.onceonly.IdempotencyException;
  * The handler of an idempotent request started asynchronous processing, whose outcome cannot be stored: 500,
  * stored as the key's final outcome, since the asynchronous work may still take effect.
  */
-final class AsynchronousHandlerException extends IdempotencyException {
+public final class AsynchronousHandlerException extends IdempotencyException {
 
     private AsynchronousHandlerException(String operation) {
         super("The handler of operation '" + operation + "' answered asynchronously, which an idempotent endpoint "
                 + "cannot store; it is not run again for this key", false);
     }
 
-    static AsynchronousHandlerException of(String operation) {
+    public static AsynchronousHandlerException of(String operation) {
         return new AsynchronousHandlerException(operation);
     }
 

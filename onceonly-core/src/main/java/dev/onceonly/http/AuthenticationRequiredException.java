@@ -1,4 +1,4 @@
-package dev.onceonly.spring.boot.web;
+package dev.onceonly.http;
 
 import dev.onceonly.IdempotencyException;
 
@@ -6,13 +6,13 @@ import dev.onceonly.IdempotencyException;
  * A request to an idempotent endpoint came without an authenticated owner, and {@code onceonly.http.allow-anonymous}
  * is off: anonymous clients would all share one owner, so one could read another's stored response.
  */
-final class AuthenticationRequiredException extends IdempotencyException {
+public final class AuthenticationRequiredException extends IdempotencyException {
 
     private AuthenticationRequiredException() {
         super("Idempotent requests must be authenticated: the owner of a key comes from authentication", false);
     }
 
-    static AuthenticationRequiredException of() {
+    public static AuthenticationRequiredException of() {
         return new AuthenticationRequiredException();
     }
 

@@ -1,4 +1,4 @@
-package dev.onceonly.spring.boot.web;
+package dev.onceonly.http;
 
 import dev.onceonly.IdempotencyException;
 
@@ -7,13 +7,13 @@ import dev.onceonly.IdempotencyException;
  * wrote there committed on its own, so its key is never run again and answers 500. Make the endpoint leased, or keep
  * the handler's blocking calls where it is subscribed.
  */
-final class HandlerLeftTransactionException extends IdempotencyException {
+public final class HandlerLeftTransactionException extends IdempotencyException {
 
     private HandlerLeftTransactionException(String message) {
         super(message, false);
     }
 
-    static HandlerLeftTransactionException of(String operation) {
+    public static HandlerLeftTransactionException of(String operation) {
         return new HandlerLeftTransactionException("The handler of operation '" + operation + "' completed outside "
                 + "its transaction, so its outcome is unknown; this key is not run again");
     }

@@ -1,4 +1,4 @@
-package dev.onceonly.spring.boot.web;
+package dev.onceonly.http;
 
 import dev.onceonly.IdempotencyException;
 import dev.onceonly.IdempotencyScope;
@@ -7,21 +7,21 @@ import dev.onceonly.IdempotencyScope;
  * The request is authenticated, but its owner cannot own idempotency keys: the owner resolver failed, or gave an
  * owner that is blank or longer than the store holds. 403: authenticating again as the same principal cannot help.
  */
-final class OwnerUnresolvableException extends IdempotencyException {
+public final class OwnerUnresolvableException extends IdempotencyException {
 
     private OwnerUnresolvableException(String message) {
         super(message, false);
     }
 
-    static OwnerUnresolvableException resolverFailed() {
+    public static OwnerUnresolvableException resolverFailed() {
         return new OwnerUnresolvableException("The owner of this request could not be resolved");
     }
 
-    static OwnerUnresolvableException blank() {
+    public static OwnerUnresolvableException blank() {
         return new OwnerUnresolvableException("The owner of this request is blank");
     }
 
-    static OwnerUnresolvableException tooLong(int length) {
+    public static OwnerUnresolvableException tooLong(int length) {
         return new OwnerUnresolvableException("The owner of this request is " + length + " characters long; at most "
                 + IdempotencyScope.MAX_NAME_LENGTH + " are allowed");
     }

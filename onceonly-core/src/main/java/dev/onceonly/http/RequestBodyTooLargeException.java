@@ -1,15 +1,15 @@
-package dev.onceonly.spring.boot.web;
+package dev.onceonly.http;
 
 import dev.onceonly.IdempotencyException;
 
 /** The body of a request to an idempotent endpoint exceeds {@code onceonly.http.max-request-body}: 413. */
-final class RequestBodyTooLargeException extends IdempotencyException {
+public final class RequestBodyTooLargeException extends IdempotencyException {
 
     private RequestBodyTooLargeException(long limit) {
         super("The request body is larger than the " + limit + " bytes an idempotent endpoint accepts", false);
     }
 
-    static RequestBodyTooLargeException of(long limit) {
+    public static RequestBodyTooLargeException of(long limit) {
         return new RequestBodyTooLargeException(limit);
     }
 

@@ -1,15 +1,15 @@
-package dev.onceonly.spring.boot.web;
+package dev.onceonly.http;
 
 import dev.onceonly.IdempotencyException;
 
 /** OnceOnly's scheduler of a WebFlux application has no room for the request: 503, nothing ran. */
-final class ServerBusyException extends IdempotencyException {
+public final class ServerBusyException extends IdempotencyException {
 
     private ServerBusyException() {
         super("The server is too busy to run this request now; it was not executed", false);
     }
 
-    static ServerBusyException of() {
+    public static ServerBusyException of() {
         return new ServerBusyException();
     }
 

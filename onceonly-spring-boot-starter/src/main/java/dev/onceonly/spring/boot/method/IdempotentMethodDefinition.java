@@ -30,13 +30,13 @@ import org.springframework.core.MethodParameter;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.ResolvableType;
-import org.springframework.core.annotation.AnnotatedMethod;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotatedMethod;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
-import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.scheduling.annotation.Async;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.annotation.AnnotationTransactionAttributeSource;
 import org.springframework.transaction.interceptor.TransactionAttribute;
@@ -45,8 +45,8 @@ import org.springframework.transaction.support.AbstractPlatformTransactionManage
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.type.TypeFactory;
 import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.type.TypeFactory;
 
 /**
  * One {@link IdempotentMethod}, checked and set up once: where its key and owner come from, which arguments its
@@ -371,7 +371,8 @@ final class IdempotentMethodDefinition {
      * The scope of a call with these arguments.
      *
      * @throws dev.onceonly.InvalidIdempotencyKeyException if the key is missing, empty or breaks the key rules
-     * @throws IllegalArgumentException if a declared owner is missing, blank or too long
+     * @throws IllegalArgumentException if a declared owner is missing
+     * @throws dev.onceonly.http.OwnerUnresolvableException if a declared owner is blank or too long
      */
     IdempotencyScope scope(Object[] arguments) {
         Object value = value(key, arguments);

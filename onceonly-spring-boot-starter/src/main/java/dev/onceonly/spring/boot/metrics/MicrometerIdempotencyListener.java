@@ -1,5 +1,6 @@
 package dev.onceonly.spring.boot.metrics;
 
+import dev.onceonly.http.RequestOutcome;
 import dev.onceonly.spring.boot.web.IdempotencyListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,20 +17,20 @@ import java.util.concurrent.ConcurrentMap;
 public final class MicrometerIdempotencyListener implements IdempotencyListener {
 
     private final MeterRegistry registry;
-    private final ConcurrentMap<String, Map<Outcome, Counter>> counters = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Map<RequestOutcome, Counter>> counters = new ConcurrentHashMap<>();
 
     public MicrometerIdempotencyListener(MeterRegistry registry) {
         this.registry = registry;
     }
 
     @Override
-    public void onRequest(String operation, Outcome outcome) {
+    public void onRequest(String operation, RequestOutcome outcome) {
         counters.computeIfAbsent(operation, this::register).get(outcome).increment();
     }
 
-    private Map<Outcome, Counter> register(String operation) {
-        Map<Outcome, Counter> byOutcome = new EnumMap<>(Outcome.class);
-        for (Outcome outcome : Outcome.values()) {
+    private Map<RequestOutcome, Counter> register(String operation) {
+        Map<RequestOutcome, Counter> byOutcome = new EnumMap<>(RequestOutcome.class);
+        for (RequestOutcome outcome : RequestOutcome.values()) {
             byOutcome.put(outcome, Counter.builder("onceonly.requests")
                     .description("Requests to idempotent endpoints, by how they ended")
                     .tag("operation", operation)

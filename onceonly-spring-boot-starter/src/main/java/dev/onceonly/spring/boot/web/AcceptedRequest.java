@@ -7,8 +7,8 @@ import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.Submission;
+import dev.onceonly.http.RequestOutcome;
 import dev.onceonly.spring.boot.async.AsynchronousOperations;
-import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -88,11 +88,12 @@ public final class AcceptedRequest {
         }
         return switch (submission) {
             case Submission.Accepted<StoredResponse> accepted -> {
-                protocol.notify(scope.operation(), accepted.created() ? Outcome.EXECUTED : Outcome.REPLAYED);
+                protocol.notify(scope.operation(),
+                        accepted.created() ? RequestOutcome.EXECUTED : RequestOutcome.REPLAYED);
                 yield responses.running(accepted.record(), location(statusRoute), true);
             }
             case Submission.Finished<StoredResponse> finished -> {
-                protocol.notify(scope.operation(), Outcome.REPLAYED);
+                protocol.notify(scope.operation(), RequestOutcome.REPLAYED);
                 yield OperationResponses.replay(finished.result().value());
             }
         };

@@ -1,5 +1,6 @@
 package dev.onceonly.spring.boot.web;
 
+import dev.onceonly.http.ResponseTooLargeException;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.Cookie;

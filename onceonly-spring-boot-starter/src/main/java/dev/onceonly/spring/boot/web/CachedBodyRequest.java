@@ -1,5 +1,6 @@
 package dev.onceonly.spring.boot.web;
 
+import dev.onceonly.http.RequestBodyTooLargeException;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;

@@ -10,7 +10,10 @@ import dev.onceonly.LeaseLostException;
 import dev.onceonly.LogFields;
 import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.StoredResponse;
-import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
+import dev.onceonly.http.AsynchronousHandlerException;
+import dev.onceonly.http.Refusal;
+import dev.onceonly.http.RequestOutcome;
+import dev.onceonly.http.ResponseTooLargeException;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -177,7 +180,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 // The client has its answer; whatever the asynchronous work writes later is dropped with the buffer.
                 request.getAsyncContext().complete();
             }
-            protocol.notify(scope.operation(), Outcome.ERROR);
+            protocol.notify(scope.operation(), RequestOutcome.ERROR);
             return;
         } catch (IOException | ServletException | RuntimeException | Error e) {
             if (!refused(e, scope.operation(), started.get(), request, response)) {
@@ -185,7 +188,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             }
             return;
         } catch (Exception unexpected) {
-            protocol.notify(scope.operation(), Outcome.ERROR);
+            protocol.notify(scope.operation(), RequestOutcome.ERROR);
             throw new ServletException(unexpected);
         }
         StoredResponse stored = result.value();
@@ -194,10 +197,10 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         if (result.replayed() || ran == null) {
             // Also an outcome the engine stored without running the work (attempts exhausted by crashes)
             ResponseSnapshots.replay(stored, response);
-            protocol.notify(scope.operation(), Outcome.REPLAYED);
+            protocol.notify(scope.operation(), RequestOutcome.REPLAYED);
         } else {
             ran.sendToClient();
-            protocol.notify(scope.operation(), Outcome.EXECUTED);
+            protocol.notify(scope.operation(), RequestOutcome.EXECUTED);
         }
         log.debug("Idempotent request: operation={} key={} replayed={} status={}", scope.operation(), storedKey,
                 result.replayed(), stored.status());
@@ -236,7 +239,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
     /** Answers the refusal {@code failure} is; {@code false} when it is none (the handler's own), to throw on. */
     private boolean refused(Throwable failure, String operation, boolean started, HttpServletRequest request,
             HttpServletResponse response) throws IOException {
-        IdempotencyProtocol.Refusal refusal = protocol.refusal(failure, operation, started);
+        Refusal refusal = protocol.refusal(failure, operation, started);
         if (refusal != null) {
             problems.write(response, refusal.problem(), request.getRequestURI());
         }

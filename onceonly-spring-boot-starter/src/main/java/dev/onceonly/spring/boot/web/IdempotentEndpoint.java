@@ -3,6 +3,7 @@ package dev.onceonly.spring.boot.web;
 import dev.onceonly.CanonicalJson;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyEngine;
+import dev.onceonly.http.UnsupportedRequestEncodingException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -5,6 +5,8 @@ import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.InvalidIdempotencyKeyException;
+import dev.onceonly.http.AuthenticationRequiredException;
+import dev.onceonly.http.OwnerUnresolvableException;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spring.boot.async.AsynchronousOperations;
 import jakarta.servlet.http.HttpServletRequest;

@@ -14,7 +14,14 @@ import dev.onceonly.OutcomeCodec;
 import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
-import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
+import dev.onceonly.http.HandlerLeftTransactionException;
+import dev.onceonly.http.OwnerUnresolvableException;
+import dev.onceonly.http.Owners;
+import dev.onceonly.http.Refusal;
+import dev.onceonly.http.RequestBodyTooLargeException;
+import dev.onceonly.http.RequestOutcome;
+import dev.onceonly.http.ResponseTooLargeException;
+import dev.onceonly.http.ServerBusyException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -160,7 +167,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
                             e.getClass().getName());
                     return OwnerUnresolvableException.resolverFailed();
                 })
-                .map(owner -> RequestOwners.checked(owner.orElse(null), allowAnonymous));
+                .map(owner -> Owners.checked(owner.orElse(null), allowAnonymous));
     }
 
     private Mono<byte[]> body(ServerHttpRequest request) {
@@ -333,7 +340,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     private Mono<Void> failed(Throwable e, String operation, ServerWebExchange exchange, boolean started,
             @Nullable HeldBackResponse held, ProblemResponses.@Nullable Rendered finalProblem) {
         if (e instanceof OutcomeUnknownException unknown) {
-            protocol.notify(operation, Outcome.ERROR);
+            protocol.notify(operation, RequestOutcome.ERROR);
             if (finalProblem != null) {
                 return write(exchange.getResponse(), finalProblem);
             }
@@ -348,10 +355,10 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         log.debug("Idempotent request: operation={} replayed={} status={}", operation, result.replayed(),
                 stored.status());
         if (!result.replayed() && held != null) {
-            protocol.notify(operation, Outcome.EXECUTED);
+            protocol.notify(operation, RequestOutcome.EXECUTED);
             return held.sendToClient();
         }
-        protocol.notify(operation, Outcome.REPLAYED);
+        protocol.notify(operation, RequestOutcome.REPLAYED);
         ServerHttpResponse response = exchange.getResponse();
         response.setStatusCode(HttpStatusCode.valueOf(stored.status()));
         HttpHeaders headers = response.getHeaders();
@@ -362,7 +369,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
 
     /** Answers the refusal {@code failure} is, or signals it on when it is none (the handler's own). */
     private Mono<Void> refuse(Throwable failure, String operation, boolean started, ServerWebExchange exchange) {
-        IdempotencyProtocol.Refusal refusal = protocol.refusal(failure, operation, started);
+        Refusal refusal = protocol.refusal(failure, operation, started);
         if (refusal == null) {
             return Mono.error(failure);
         }

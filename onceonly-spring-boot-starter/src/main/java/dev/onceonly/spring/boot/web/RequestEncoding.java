@@ -1,6 +1,7 @@
 package dev.onceonly.spring.boot.web;
 
 import dev.onceonly.Fingerprint;
+import dev.onceonly.http.UnsupportedRequestEncodingException;
 import jakarta.servlet.http.HttpServletRequest;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,9 @@
 package dev.onceonly.spring.boot.web;
 
 import dev.onceonly.IdempotencyScope;
+import dev.onceonly.http.AuthenticationRequiredException;
+import dev.onceonly.http.OwnerUnresolvableException;
+import dev.onceonly.http.Owners;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -9,14 +12,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The owner part of a request's scope, from the application's {@link IdempotencyOwnerResolver}.
  *
- * <p>Anonymous requests (the resolver answers {@code null}) share the owner {@value #ANONYMOUS}. No authenticated
- * owner can be that string: an owner that starts with {@code ~} is stored with one more {@code ~} in front, so a
- * principal called {@code anonymous}, or even {@code ~anonymous}, keeps keys of its own.
+ * <p>Checked by the rule of every owner ({@link Owners}): anonymous requests (the resolver answers {@code null})
+ * share one owner where that is allowed.
  */
 final class RequestOwners {
-
-    /** The one owner of all anonymous requests. */
-    static final String ANONYMOUS = "~anonymous";
 
     private static final Logger log = LoggerFactory.getLogger(RequestOwners.class);
 
@@ -44,29 +43,6 @@ final class RequestOwners {
                     request.getRequestURI(), e.getClass().getName());
             throw OwnerUnresolvableException.resolverFailed();
         }
-        return checked(resolved, allowAnonymous);
-    }
-
-    /**
-     * The owner of a request as a resolver answered it, on any server.
-     *
-     * @throws AuthenticationRequiredException if it is {@code null} (anonymous) and anonymous requests are refused
-     * @throws OwnerUnresolvableException if it is blank or too long
-     */
-    static String checked(@Nullable String resolved, boolean allowAnonymous) {
-        if (resolved == null) {
-            if (!allowAnonymous) {
-                throw AuthenticationRequiredException.of();
-            }
-            return ANONYMOUS;
-        }
-        if (resolved.isBlank()) {
-            throw OwnerUnresolvableException.blank();
-        }
-        String owner = resolved.startsWith("~") ? "~" + resolved : resolved;
-        if (owner.length() > IdempotencyScope.MAX_NAME_LENGTH) {
-            throw OwnerUnresolvableException.tooLong(owner.length());
-        }
-        return owner;
+        return Owners.checked(resolved, allowAnonymous);
     }
 }

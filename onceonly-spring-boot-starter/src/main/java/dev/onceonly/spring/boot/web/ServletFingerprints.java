@@ -2,6 +2,8 @@ package dev.onceonly.spring.boot.web;
 
 import dev.onceonly.Fingerprint;
 import dev.onceonly.MalformedRequestBodyException;
+import dev.onceonly.http.RequestBodyTooLargeException;
+import dev.onceonly.http.UnsupportedRequestEncodingException;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.Part;

@@ -9,6 +9,7 @@ import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
+import dev.onceonly.http.RequestOutcome;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
@@ -21,7 +22,6 @@ import dev.onceonly.spring.boot.BackgroundCleanup;
 import dev.onceonly.spring.boot.IdempotencyStoreDecorator;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.OnceOnlyCleanupAutoConfiguration;
-import dev.onceonly.spring.boot.web.IdempotencyListener.Outcome;
 import dev.onceonly.tck.MutableClock;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -148,10 +148,10 @@ class OnceOnlyMetricsAutoConfigurationTest {
         MicrometerIdempotencyListener listener = new MicrometerIdempotencyListener(registry);
 
         for (int i = 0; i < 3; i++) {
-            listener.onRequest("create-order", Outcome.REPLAYED);
+            listener.onRequest("create-order", RequestOutcome.REPLAYED);
         }
 
-        assertThat(registered).hasValue(Outcome.values().length);
+        assertThat(registered).hasValue(RequestOutcome.values().length);
         assertThat(registry.get("onceonly.requests").tag("operation", "create-order").tag("outcome", "replayed")
                 .counter().count()).isEqualTo(3);
         assertThat(registry.get("onceonly.requests").tag("operation", "create-order").tag("outcome", "executed")

@@ -3,6 +3,8 @@ package dev.onceonly.spring.boot.web;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.onceonly.http.ProblemCatalogue;
+import dev.onceonly.http.ResponseTooLargeException;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URI;
@@ -22,7 +24,8 @@ class BufferedResponseTest {
 
     private final MockHttpServletResponse client = new MockHttpServletResponse();
     private final BufferedResponse buffered = new BufferedResponse(client, new ProblemResponses(new JsonMapper(),
-            URI.create("https://onceonly.dev/problems/"), 422, Duration.ofSeconds(1), "Bearer"), 1024);
+            new ProblemCatalogue(URI.create("https://onceonly.dev/problems/"), 422, Duration.ofSeconds(1), "Bearer")),
+            1024);
 
     @FunctionalInterface
     interface Redirect {

@@ -7,6 +7,8 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.onceonly.http.OwnerUnresolvableException;
+import dev.onceonly.http.ProblemCatalogue;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -36,7 +38,8 @@ class LogsWithoutSecretsTest {
     void firewallRejectionIsLoggedWithoutTheRejectedHeaderValue() throws Exception {
         capture(ProblemRequestRejectedHandler.class);
         ProblemRequestRejectedHandler handler = new ProblemRequestRejectedHandler(new ProblemResponses(
-                new JsonMapper(), URI.create("https://onceonly.dev/problems/"), 422, Duration.ofSeconds(1), "Bearer"));
+                new JsonMapper(), new ProblemCatalogue(URI.create("https://onceonly.dev/problems/"), 422,
+                        Duration.ofSeconds(1), "Bearer")));
         MockHttpServletResponse response = new MockHttpServletResponse();
 
         handler.handle(new MockHttpServletRequest("POST", "/orders"), response, new RequestRejectedException(

@@ -24,9 +24,7 @@ class WebFluxWithoutServletApiTest {
     private static final List<String> REACTIVE_PATH = List.of("HeldBackResponse", "ReplayedBodyRequest", "ConfiguredEndpoints",
             "AnnotatedEndpoints", "EndpointMatch", "IdempotentEndpoint", "ProblemResponses", "ResponseSnapshots",
             "RequestEncoding", "ConcretePath", "QueryString", "RequestOwners", "SecurityOwnerResolver",
-            "JsonRedaction", "HandlerLeftTransactionException", "UnsupportedRequestEncodingException",
-            "RequestBodyTooLargeException", "ResponseTooLargeException", "OwnerUnresolvableException",
-            "AuthenticationRequiredException", "IdempotencyListener", "IdempotencyOwnerResolver", "Idempotent");
+            "JsonRedaction", "IdempotencyProtocol", "IdempotencyListener", "IdempotencyOwnerResolver", "Idempotent");
 
     @Test
     void theReactivePathLinksWithoutTheServletApiOrSpringMvc() throws Exception {
