@@ -209,7 +209,8 @@ final class CanonicalJsonPass {
             }
             int inputAt = at;
             int start = length;
-            int matched = matching && index < shape.count() ? shape.copyName(index, in, at, out, length) : 0;
+            int matched = matching && shape != null && index < shape.count()
+                    ? shape.copyName(index, in, at, out, length) : 0;
             int nameEnd;
             if (matched > 0) {
                 at += matched;
@@ -245,7 +246,7 @@ final class CanonicalJsonPass {
             skipWhitespace();
         }
         int count = (membersLength - first) / RECORD;
-        if (matching && count == shape.count()) {
+        if (matching && shape != null && count == shape.count()) {
             if (!shape.inOrder()) {
                 for (int position = 0; position < count; position++) {
                     order[position] = first + shape.sorted(position) * RECORD;

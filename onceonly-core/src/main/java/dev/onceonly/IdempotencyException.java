@@ -1,5 +1,6 @@
 package dev.onceonly;
 
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,4 +28,10 @@ public abstract class IdempotencyException extends RuntimeException {
      * The stable slug of this problem, such as {@code idempotency-key-reused}.
      */
     public abstract String problemType();
+
+    /** What rule was broken, without request data or secrets; never {@code null}. */
+    @Override
+    public String getMessage() {
+        return Objects.requireNonNullElse(super.getMessage(), problemType());
+    }
 }

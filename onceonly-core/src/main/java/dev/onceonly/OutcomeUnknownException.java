@@ -46,8 +46,7 @@ public final class OutcomeUnknownException extends IdempotencyException {
      * @param outcome what every attempt of the scope is answered with when nothing rolled back
      */
     public static OutcomeUnknownException unlessRolledBack(IdempotencyException failure, StoredResponse outcome) {
-        return new OutcomeUnknownException(failure.getMessage(), Objects.requireNonNull(outcome, "outcome"),
-                Objects.requireNonNull(failure, "failure"));
+        return new OutcomeUnknownException(failure.getMessage(), Objects.requireNonNull(outcome, "outcome"), failure);
     }
 
     /** Whether the mode decides what this means ({@link #unlessRolledBack}). */

@@ -153,7 +153,7 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
             return;
         }
         CachedOutcome outcome = outcome(fingerprint, response, expiresAt);
-        if (awaited) {
+        if (awaited && replays != null) {
             replays.remember(scope, outcome);
         }
         if (shared != null) {

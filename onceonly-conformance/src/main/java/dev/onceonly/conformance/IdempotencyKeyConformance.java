@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -167,8 +168,8 @@ public abstract class IdempotencyKeyConformance {
     @Test
     @DisplayName("[IETF, Idempotency Enforced Scenarios] a key on a method that needs none changes nothing")
     void aKeyOnARequestThatBypassesTheProtocolChangesNothing() throws Exception {
-        String bypass = target.bypassPath();
-        assumeThat(bypass).as("a bypass path (ConformanceTarget.Builder.bypassPath)").isNotNull();
+        assumeThat(target.bypassPath()).as("a bypass path (ConformanceTarget.Builder.bypassPath)").isNotNull();
+        String bypass = Objects.requireNonNull(target.bypassPath());
 
         HttpResponse<byte[]> read = send(HttpRequest.newBuilder(target.uri(bypass)).GET(), List.of("!"),
                 target.authorization());
@@ -201,10 +202,11 @@ public abstract class IdempotencyKeyConformance {
         ConformanceTarget.Endpoint endpoint = target.endpoint();
         assumeThat(endpoint.reorderedBody()).as("a reordered body (ConformanceTarget.Endpoint.reorderedBody)")
                 .isNotNull();
+        String reorderedBody = Objects.requireNonNull(endpoint.reorderedBody());
         String key = newKey();
 
         HttpResponse<byte[]> first = post(endpoint, endpoint.body(), key);
-        HttpResponse<byte[]> reordered = post(endpoint, endpoint.reorderedBody(), key);
+        HttpResponse<byte[]> reordered = post(endpoint, reorderedBody, key);
 
         assertSucceeded(first);
         assertThat(reordered.headers().firstValue(REPLAYED)).hasValue("true");

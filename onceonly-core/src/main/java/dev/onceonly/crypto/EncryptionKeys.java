@@ -94,7 +94,8 @@ public final class EncryptionKeys {
     }
 
     SecretKey activeKey() {
-        return keys.get(activeKeyId);
+        // The constructor refuses an active key id that names no key.
+        return Objects.requireNonNull(keys.get(activeKeyId), "active key");
     }
 
     Optional<SecretKey> key(String id) {

@@ -146,7 +146,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
                     oldestProcessing = record.createdAt();
                 }
                 // A queued asynchronous operation's lease ends as it is created: waiting, not abandoned.
-                if (!record.isLeaseLive(now) && record.leaseExpiresAt().isAfter(record.createdAt())) {
+                Instant leaseEnd = record.leaseExpiresAt();
+                if (!record.isLeaseLive(now) && leaseEnd != null && leaseEnd.isAfter(record.createdAt())) {
                     abandoned++;
                 }
             }

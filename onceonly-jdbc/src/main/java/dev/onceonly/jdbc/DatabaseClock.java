@@ -103,7 +103,7 @@ public final class DatabaseClock extends Clock {
                     e.getSQLState(), offset.get());
             return false;
         }
-        if (best == null) {
+        if (best == null || bestRoundTrip == null) {
             log.warn("The database did not tell its time; keeping the last correction, {}", offset.get());
             return false;
         }

@@ -769,7 +769,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private IdempotencyStoreException storeException(String operation, @Nullable IdempotencyScope scope,
             SQLException e) {
         if (e instanceof StoreFault fault) {
-            return new IdempotencyStoreException(failureMessage(operation, scope, fault.getMessage()));
+            return new IdempotencyStoreException(failureMessage(operation, scope, String.valueOf(fault.getMessage())));
         }
         SqlFailure failure = SqlFailure.of(e);
         return new IdempotencyStoreException(failureMessage(operation, scope, failure.toString()),

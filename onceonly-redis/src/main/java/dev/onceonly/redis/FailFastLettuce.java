@@ -8,6 +8,8 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -78,11 +80,13 @@ public final class FailFastLettuce {
         ClientOptions base = original.getClientOptions().orElse(null);
         LettuceClientConfiguration configuration = builder.commandTimeout(timeout)
                 .clientOptions(clientOptions(base, timeout, cluster)).build();
-        if (cluster) {
-            return new LettuceConnectionFactory(application.getClusterConfiguration(), configuration);
+        RedisClusterConfiguration clusterConfiguration = application.getClusterConfiguration();
+        if (cluster && clusterConfiguration != null) {
+            return new LettuceConnectionFactory(clusterConfiguration, configuration);
         }
-        if (application.isRedisSentinelAware()) {
-            return new LettuceConnectionFactory(application.getSentinelConfiguration(), configuration);
+        RedisSentinelConfiguration sentinelConfiguration = application.getSentinelConfiguration();
+        if (application.isRedisSentinelAware() && sentinelConfiguration != null) {
+            return new LettuceConnectionFactory(sentinelConfiguration, configuration);
         }
         return new LettuceConnectionFactory(application.getStandaloneConfiguration(), configuration);
     }

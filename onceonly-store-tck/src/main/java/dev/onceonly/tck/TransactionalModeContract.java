@@ -34,6 +34,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -568,8 +569,7 @@ public abstract class TransactionalModeContract {
         assertThat(committedOrders(owner)).isEqualTo(1);
         IdempotencyRecord record = store.find(new IdempotencyScope(owner, Inbox.OPERATION,
                 new IdempotencyKey(eventId))).orElseThrow();
-        assertThat(record.response()).isNotNull();
-        assertThat(record.response().hasStatus()).isFalse();
+        assertThat(Objects.requireNonNull(record.response()).hasStatus()).isFalse();
     }
 
     @Test

@@ -176,7 +176,7 @@ public final class IdempotentListeners implements MethodInterceptor {
             ConsumerRecord<?, ?> record, String consumer) throws Throwable {
         try {
             Delivery delivery;
-            Object[] returned = new Object[1];
+            @Nullable Object[] returned = new Object[1];
             try {
                 Supplier<Delivery> receive = () -> inboxOf(consumer, listener).receive(keyOf(record, listener),
                         attempt -> {
@@ -203,7 +203,7 @@ public final class IdempotentListeners implements MethodInterceptor {
         }
         Duration ttl = durationOf("redisTtl", listener.redisTtl());
         try {
-            Object[] returned = new Object[1];
+            @Nullable Object[] returned = new Object[1];
             boolean ran;
             try {
                 ran = dedupe.runOnce(consumer, keyOf(record, listener), ttl, () -> returned[0] = proceed(invocation));

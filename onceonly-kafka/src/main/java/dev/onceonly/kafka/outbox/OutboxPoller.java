@@ -124,7 +124,7 @@ public final class OutboxPoller implements SmartLifecycle {
 
     /** The relay's messages are safe to log; anything else is named by its type. */
     private String describe(Throwable e) {
-        return e instanceof OutboxRelayException ? e.getMessage()
+        return e instanceof OutboxRelayException ? String.valueOf(e.getMessage())
                 : "Publishing outbox " + relay.table() + " failed (" + e.getClass().getSimpleName() + ")";
     }
 }

@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,7 +60,7 @@ public final class BackgroundCleanup {
         do {
             deleted = table.purge(clock.instant(), settings.batchSize());
             total += deleted;
-            removed.get(table.name()).add(deleted);
+            Objects.requireNonNull(removed.get(table.name()), "the table's counter").add(deleted);
             if (deleted == settings.batchSize() && !settings.batchPause().isZero()) {
                 try {
                     Thread.sleep(settings.batchPause());

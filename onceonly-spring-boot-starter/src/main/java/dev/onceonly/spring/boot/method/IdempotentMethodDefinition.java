@@ -193,7 +193,7 @@ final class IdempotentMethodDefinition {
                     : javaType(json.getTypeFactory(), ResolvableType.forMethodReturnType(method, targetClass)),
                     finals);
         } catch (IllegalArgumentException e) {
-            throw IdempotencyConfigurationException.of(where + " finalExceptions", e.getMessage());
+            throw IdempotencyConfigurationException.of(where + " finalExceptions", String.valueOf(e.getMessage()));
         }
 
         IdempotencyEngineBuilder variant = engine.toBuilder()
@@ -303,17 +303,17 @@ final class IdempotentMethodDefinition {
     }
 
     private static String[] parameterNames(String where, Method method, boolean named) {
-        String[] discovered = NAMES.getParameterNames(method);
-        if (discovered != null) {
-            return discovered;
-        }
-        if (named) {
+        @Nullable String[] discovered = NAMES.getParameterNames(method);
+        if (discovered == null && named) {
             throw IdempotencyConfigurationException.of(where, "its expressions or excluded fields name parameters, "
                     + "and the class was compiled without their names", "Compile with -parameters (Spring Boot's "
                     + "build plugins do), or use #p0, #p1 … and @IdempotencyKeyParam");
         }
         String[] names = new String[method.getParameterCount()];
-        Arrays.setAll(names, i -> "arg" + i);
+        for (int i = 0; i < names.length; i++) {
+            String name = discovered == null ? null : discovered[i];
+            names[i] = name == null ? "arg" + i : name;
+        }
         return names;
     }
 
@@ -374,7 +374,7 @@ final class IdempotentMethodDefinition {
      * @throws IllegalArgumentException if a declared owner is missing
      * @throws dev.onceonly.http.OwnerUnresolvableException if a declared owner is blank or too long
      */
-    IdempotencyScope scope(Object[] arguments) {
+    IdempotencyScope scope(@Nullable Object[] arguments) {
         Object value = value(key, arguments);
         if (value == null) {
             // The key's own rules name the violation: an empty key is missing.
@@ -385,17 +385,21 @@ final class IdempotentMethodDefinition {
         return IdempotencyScope.of(ownerOfCall, operation, idempotencyKey);
     }
 
-    private @Nullable Object value(Source source, Object[] arguments) {
+    private @Nullable Object value(Source source, @Nullable Object[] arguments) {
         if (source.parameter() >= 0) {
             return arguments[source.parameter()];
         }
+        Expression expression = source.expression();
+        if (expression == null) {
+            return null; // Source.NONE: nothing declared
+        }
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(null, method, arguments, NAMES);
         context.setBeanResolver(new BeanFactoryResolver(beans));
-        return source.expression().getValue(context);
+        return expression.getValue(context);
     }
 
     /** The canonical JSON of the fingerprinted arguments, by parameter name. */
-    Fingerprint fingerprint(Object[] arguments) {
+    Fingerprint fingerprint(@Nullable Object[] arguments) {
         ObjectNode fingerprintedArguments = json.createObjectNode();
         for (int i = 0; i < arguments.length; i++) {
             if (fingerprinted[i]) {

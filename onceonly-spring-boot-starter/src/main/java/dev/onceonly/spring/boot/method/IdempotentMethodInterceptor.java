@@ -26,8 +26,11 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
     /** Carries the method's own exception through the savepoint's callback, which may throw none but unchecked. */
     private static final class Failed extends RuntimeException {
 
+        final Throwable exception;
+
         Failed(Throwable exception) {
             super(null, exception, false, false);
+            this.exception = exception;
         }
     }
 
@@ -56,7 +59,7 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         if (definition == null) {
             return invocation.proceed();
         }
-        Object[] arguments = invocation.getArguments();
+        @Nullable Object[] arguments = invocation.getArguments();
         IdempotencyEngine engine = definition.engine();
         TransactionTemplate savepoint = definition.savepoint(engine);
         boolean leased = engine.mode() == IdempotencyMode.LEASED;
@@ -98,7 +101,7 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
                 }
             });
         } catch (Failed failed) {
-            throw rethrowable(failed.getCause());
+            throw rethrowable(failed.exception);
         }
     }
 

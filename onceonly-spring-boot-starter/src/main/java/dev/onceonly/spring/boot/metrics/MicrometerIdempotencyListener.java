@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -25,7 +26,8 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
 
     @Override
     public void onRequest(String operation, RequestOutcome outcome) {
-        counters.computeIfAbsent(operation, this::register).get(outcome).increment();
+        // Every outcome has its counter from the start (register).
+        Objects.requireNonNull(counters.computeIfAbsent(operation, this::register).get(outcome)).increment();
     }
 
     private Map<RequestOutcome, Counter> register(String operation) {

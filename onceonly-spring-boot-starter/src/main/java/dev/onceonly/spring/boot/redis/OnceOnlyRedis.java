@@ -8,7 +8,9 @@ import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -36,7 +38,7 @@ public final class OnceOnlyRedis implements DisposableBean {
             // onceonly-redis holds the rule for prefixes (the hash tags need them free of braces).
             cache = RedisOutcomeCache.builder(connections).prefix(properties.prefix());
         } catch (IllegalArgumentException e) {
-            throw IdempotencyConfigurationException.of("onceonly.redis.prefix", e.getMessage());
+            throw IdempotencyConfigurationException.of("onceonly.redis.prefix", String.valueOf(e.getMessage()));
         }
         connections.afterPropertiesSet();
         connections.start();
@@ -104,13 +106,15 @@ public final class OnceOnlyRedis implements DisposableBean {
     }
 
     private static String address(LettuceConnectionFactory application) {
-        if (application.isClusterAware()) {
-            return "cluster " + application.getClusterConfiguration().getClusterNodes().stream()
-                    .map(Object::toString).collect(Collectors.joining(","));
+        RedisClusterConfiguration cluster = application.getClusterConfiguration();
+        if (application.isClusterAware() && cluster != null) {
+            return "cluster " + cluster.getClusterNodes().stream().map(Object::toString)
+                    .collect(Collectors.joining(","));
         }
-        if (application.isRedisSentinelAware()) {
-            return "sentinels " + application.getSentinelConfiguration().getSentinels().stream()
-                    .map(Object::toString).collect(Collectors.joining(","));
+        RedisSentinelConfiguration sentinels = application.getSentinelConfiguration();
+        if (application.isRedisSentinelAware() && sentinels != null) {
+            return "sentinels " + sentinels.getSentinels().stream().map(Object::toString)
+                    .collect(Collectors.joining(","));
         }
         return application.getStandaloneConfiguration().getHostName() + ":"
                 + application.getStandaloneConfiguration().getPort();

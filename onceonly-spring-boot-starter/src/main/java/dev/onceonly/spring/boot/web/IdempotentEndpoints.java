@@ -160,7 +160,7 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         }
         String twinWhere = AnnotatedEndpoints.where(twinMethod);
         boolean sameFingerprint = twin.methods().equals(asynchronous.methods())
-                && annotatedRoutePatterns.get(twinMethod).equals(annotatedRoutePatterns.get(method))
+                && Objects.equals(annotatedRoutePatterns.get(twinMethod), annotatedRoutePatterns.get(method))
                 && twin.canonicalJson().equals(asynchronous.canonicalJson())
                 && twin.fingerprintHeaders().equals(asynchronous.fingerprintHeaders())
                 && twin.fingerprintParameters().equals(asynchronous.fingerprintParameters());

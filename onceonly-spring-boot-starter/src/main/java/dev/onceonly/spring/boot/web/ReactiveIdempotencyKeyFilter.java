@@ -140,8 +140,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
                 .flatMap(prepared -> execute(endpoint, prepared.scope(), prepared.fingerprint(),
                         ReplayedBodyRequest.exchange(exchange, prepared.body(), prepared.form(), maxRequestBody),
                         chain))
-                .onErrorResume(RefusedRequest.class, refused -> refuse(refused.getCause(), operation, false,
-                        exchange));
+                .onErrorResume(RefusedRequest.class, refused -> refuse(refused.refusal, operation, false, exchange));
     }
 
     /** A request ready to execute: its scope, its fingerprint and the body they were read from. */
@@ -151,8 +150,11 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     /** Carries a refusal of the request past the execution's own error handling. */
     private static final class RefusedRequest extends RuntimeException {
 
-        RefusedRequest(Throwable refusal) {
+        final IdempotencyException refusal;
+
+        RefusedRequest(IdempotencyException refusal) {
             super(null, refusal, false, false);
+            this.refusal = refusal;
         }
     }
 

@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -53,7 +54,7 @@ public class OrderService {
                 .params(owner, orderNo, request.skuId(), request.quantity(), amount, CURRENCY,
                         OrderStatus.PENDING_PAYMENT.name(), Timestamp.from(now))
                 .update(keys, "id");
-        long id = keys.getKeyAs(Number.class).longValue();
+        long id = Objects.requireNonNull(keys.getKeyAs(Number.class), "generated order id").longValue();
         Order order = new Order(id, orderNo, request.skuId(), request.quantity(), amount, CURRENCY,
                 OrderStatus.PENDING_PAYMENT, now);
         events.publishEvent(new OrderPlaced(order, owner));

@@ -16,6 +16,7 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -64,7 +65,7 @@ class PaymentWebhookController {
             event = reader.read(body);
         } catch (MalformedPaymentEventException e) {
             throw problems.of(HttpStatus.BAD_REQUEST, "malformed-payment-event", "Malformed payment event",
-                    e.getMessage());
+                    Objects.requireNonNullElse(e.getMessage(), "The payment event is malformed"));
         }
         IdempotentResult<StoredResponse> receipt = webhooks.receive(event, body);
         return StoredResponses.toEntity(receipt.value(), receipt.replayed());

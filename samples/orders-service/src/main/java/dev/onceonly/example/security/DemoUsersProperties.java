@@ -2,7 +2,6 @@ package dev.onceonly.example.security;
 
 import java.util.List;
 import java.util.Map;
-import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -27,7 +26,7 @@ public record DemoUsersProperties(Map<String, DemoUser> users) {
      * @param tenant the tenant the user belongs to
      * @param roles roles beyond USER, such as ONCEONLY_ADMIN (the administrators' Actuator endpoint)
      */
-    public record DemoUser(String password, String tenant, @Nullable List<String> roles) {
+    public record DemoUser(String password, String tenant, List<String> roles) {
 
         public DemoUser {
             if (password == null || password.isBlank() || tenant == null || tenant.isBlank()) {

@@ -2,6 +2,7 @@ package dev.onceonly.example.security;
 
 import dev.onceonly.spring.boot.web.IdempotencyOwnerResolver;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Collectors;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -48,7 +49,8 @@ public class SecurityConfiguration {
                 throw new UsernameNotFoundException("unknown user");
             }
             // A copy: Spring Security erases the credentials of the instance it authenticated.
-            return new TenantUser(user.getUsername(), user.getPassword(), user.tenant(), user.roles());
+            return new TenantUser(user.getUsername(), Objects.requireNonNull(user.getPassword(), "password"),
+                    user.tenant(), user.roles());
         };
     }
 

@@ -1,8 +1,10 @@
 package dev.onceonly.example.security;
 
 import dev.onceonly.spring.boot.web.IdempotencyOwnerResolver;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.springframework.security.core.GrantedAuthority;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.core.userdetails.User;
 
@@ -28,8 +30,14 @@ public final class TenantUser extends User {
 
     /** The roles beyond USER, without the ROLE_ prefix. */
     public List<String> roles() {
-        return getAuthorities().stream().map(authority -> authority.getAuthority().substring("ROLE_".length()))
-                .filter(role -> !role.equals("USER")).toList();
+        List<String> roles = new ArrayList<>();
+        for (GrantedAuthority authority : getAuthorities()) {
+            String name = authority.getAuthority();
+            if (name != null && name.startsWith("ROLE_") && !name.equals("ROLE_USER")) {
+                roles.add(name.substring("ROLE_".length()));
+            }
+        }
+        return List.copyOf(roles);
     }
 
     /**
