@@ -45,6 +45,7 @@ import org.springframework.util.unit.DataSize;
  * @param async the workers of asynchronous operations
  * @param metrics the metrics read from the record table
  * @param admin the administrators' Actuator endpoint
+ * @param method idempotent service methods (IdempotentMethod)
  */
 @ConfigurationProperties("onceonly")
 public record OnceOnlyProperties(
@@ -62,7 +63,8 @@ public record OnceOnlyProperties(
         @DefaultValue Encryption encryption,
         @DefaultValue Async async,
         @DefaultValue Metrics metrics,
-        @DefaultValue Admin admin) {
+        @DefaultValue Admin admin,
+        @DefaultValue Method method) {
 
     /**
      * @param headerName the request header that carries the key
@@ -480,5 +482,13 @@ public record OnceOnlyProperties(
         if (value.isNegative()) {
             throw IdempotencyConfigurationException.of(property, "must not be negative, not " + value);
         }
+    }
+
+    /**
+     * @param allowAnonymous whether calls that declare no owner and run without an authenticated principal (a
+     *     scheduler, a message listener) may run; they all share one owner, so any such call with the same key
+     *     gets the same outcome. Off: they are refused, and each method declares its owner.
+     */
+    public record Method(@DefaultValue("false") boolean allowAnonymous) {
     }
 }

@@ -75,6 +75,8 @@ final class IdempotentMethodDefinition {
     private final boolean defaultOperation;
     private final Source key;
     private final Source owner;
+    /** Whether a call without a declared owner or a principal shares the anonymous owner, or is refused. */
+    private final boolean allowAnonymous;
     private final int attemptParameter;
     private final String[] names;
     private final boolean[] fingerprinted;
@@ -89,7 +91,7 @@ final class IdempotentMethodDefinition {
     private final BeanFactory beans;
 
     private IdempotentMethodDefinition(Method method, String where, String operation, boolean defaultOperation,
-            Source key, Source owner, int attempt,
+            Source key, Source owner, boolean allowAnonymous, int attempt,
             String[] names, boolean[] fingerprinted, CanonicalJson canonicalJson, JsonMapper json,
             MethodOutcomeCodec codec, IdempotencyEngine defaultEngine,
             @Nullable IdempotencyEngine joinedEngine, @Nullable TransactionRunner runner,
@@ -100,6 +102,7 @@ final class IdempotentMethodDefinition {
         this.defaultOperation = defaultOperation;
         this.key = key;
         this.owner = owner;
+        this.allowAnonymous = allowAnonymous;
         this.attemptParameter = attempt;
         this.names = names;
         this.fingerprinted = fingerprinted;
@@ -119,11 +122,14 @@ final class IdempotentMethodDefinition {
      * @param engine the application's engine, whose settings the method's override
      * @param runner the application's transaction runner, if it has one
      * @param transactions the transaction manager the runner uses, for savepoints
+     * @param allowAnonymous whether calls without a declared owner or an authenticated principal share one owner
+     *     ({@code onceonly.method.allow-anonymous}), rather than being refused
      * @throws IdempotencyConfigurationException naming the method and the attribute that is wrong
      */
     static IdempotentMethodDefinition of(Method method, Class<?> targetClass, IdempotentMethod annotation,
             IdempotencyEngine engine, @Nullable TransactionRunner runner,
-            @Nullable PlatformTransactionManager transactions, JsonMapper json, BeanFactory beans) {
+            @Nullable PlatformTransactionManager transactions, JsonMapper json, BeanFactory beans,
+            boolean allowAnonymous) {
         String where = "@IdempotentMethod on " + targetClass.getSimpleName() + "." + method.getName();
         int modifiers = method.getModifiers();
         if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
@@ -228,8 +234,9 @@ final class IdempotentMethodDefinition {
             savepoint = new TransactionTemplate(transactions);
             savepoint.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
         }
-        return new IdempotentMethodDefinition(method, where, operation, defaultOperation, key, owner, attempt, names, fingerprinted,
-                canonicalJson, json, codec, defaultEngine, joinedEngine, runner, savepoint, beans);
+        return new IdempotentMethodDefinition(method, where, operation, defaultOperation, key, owner, allowAnonymous,
+                attempt, names, fingerprinted, canonicalJson, json, codec, defaultEngine, joinedEngine, runner,
+                savepoint, beans);
     }
 
     private static IdempotencyEngine build(String where, IdempotencyEngineBuilder variant, IdempotencyMode mode) {
@@ -373,6 +380,8 @@ final class IdempotentMethodDefinition {
      * @throws dev.onceonly.InvalidIdempotencyKeyException if the key is missing, empty or breaks the key rules
      * @throws IllegalArgumentException if a declared owner is missing
      * @throws dev.onceonly.http.OwnerUnresolvableException if a declared owner is blank or too long
+     * @throws dev.onceonly.http.AuthenticationRequiredException if no owner is declared, no principal is
+     *     authenticated and anonymous calls are refused
      */
     IdempotencyScope scope(@Nullable Object[] arguments) {
         Object value = value(key, arguments);
@@ -381,7 +390,8 @@ final class IdempotentMethodDefinition {
             value = "";
         }
         IdempotencyKey idempotencyKey = new IdempotencyKey(value.toString());
-        String ownerOfCall = owner.declared() ? MethodOwners.declared(value(owner, arguments)) : MethodOwners.current();
+        String ownerOfCall = owner.declared() ? MethodOwners.declared(value(owner, arguments))
+                : MethodOwners.current(where, allowAnonymous);
         return IdempotencyScope.of(ownerOfCall, operation, idempotencyKey);
     }
 

@@ -32,6 +32,7 @@ public final class IdempotentMethods implements SmartInitializingSingleton {
     private final @Nullable TransactionRunner runner;
     private final @Nullable PlatformTransactionManager transactions;
     private final JsonMapper json;
+    private final boolean allowAnonymous;
     /** A method as a bean class has it (declared there or inherited). */
     private record BeanMethod(Method method, Class<?> beanClass) {
     }
@@ -41,12 +42,13 @@ public final class IdempotentMethods implements SmartInitializingSingleton {
             new ConcurrentHashMap<>();
 
     IdempotentMethods(ListableBeanFactory beans, IdempotencyEngine engine, @Nullable TransactionRunner runner,
-            @Nullable PlatformTransactionManager transactions, JsonMapper json) {
+            @Nullable PlatformTransactionManager transactions, JsonMapper json, boolean allowAnonymous) {
         this.beans = beans;
         this.engine = engine;
         this.runner = runner;
         this.transactions = transactions;
         this.json = json;
+        this.allowAnonymous = allowAnonymous;
     }
 
     @Override
@@ -96,6 +98,7 @@ public final class IdempotentMethods implements SmartInitializingSingleton {
         IdempotentMethod annotation = AnnotatedElementUtils.findMergedAnnotation(method.method(),
                 IdempotentMethod.class);
         return annotation == null ? Optional.empty() : Optional.of(IdempotentMethodDefinition.of(method.method(),
-                method.beanClass(), annotation, engine, runner, transactions, json, (BeanFactory) beans));
+                method.beanClass(), annotation, engine, runner, transactions, json, (BeanFactory) beans,
+                allowAnonymous));
     }
 }

@@ -1,14 +1,15 @@
 package dev.onceonly.spring.boot.method;
 
+import dev.onceonly.http.AuthenticationRequiredException;
 import dev.onceonly.http.Owners;
 import dev.onceonly.spring.boot.web.SecurityOwnerResolver;
 import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 
 /**
- * The owner of a call: the one it declares, else the principal authenticated on the calling thread, else the one
- * owner of all calls without either ({@link Owners#ANONYMOUS}, the HTTP layer's anonymous owner). Checked by the rule
- * of every owner, {@link Owners}.
+ * The owner of a call: the one it declares, else the principal authenticated on the calling thread, else, where
+ * anonymous calls are allowed, the one owner of all calls without either ({@link Owners#ANONYMOUS}, the HTTP layer's
+ * anonymous owner). Checked by the rule of every owner, {@link Owners}, as HTTP requests are.
  */
 final class MethodOwners {
 
@@ -18,9 +19,17 @@ final class MethodOwners {
     private MethodOwners() {
     }
 
-    /** The owner of a call that declares none. */
-    static String current() {
-        return Owners.checked(SECURITY_PRESENT ? SecurityOwnerResolver.currentPrincipal() : null, true);
+    /**
+     * The owner of a call of {@code where} that declares none.
+     *
+     * @throws AuthenticationRequiredException if no principal is authenticated and anonymous calls are refused
+     */
+    static String current(String where, boolean allowAnonymous) {
+        String principal = SECURITY_PRESENT ? SecurityOwnerResolver.currentPrincipal() : null;
+        if (principal == null && !allowAnonymous) {
+            throw AuthenticationRequiredException.ofCall(where);
+        }
+        return Owners.checked(principal, allowAnonymous);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.onceonly.spring.boot.method;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import dev.onceonly.spring.boot.OnceOnlyProperties;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -30,8 +31,8 @@ public class OnceOnlyMethodAutoConfiguration {
     @Bean
     IdempotentMethods idempotentMethods(ListableBeanFactory beans, IdempotencyEngine engine,
             ObjectProvider<TransactionRunner> runner, ObjectProvider<PlatformTransactionManager> transactions,
-            ObjectProvider<JsonMapper> json) {
+            ObjectProvider<JsonMapper> json, OnceOnlyProperties properties) {
         return new IdempotentMethods(beans, engine, runner.getIfUnique(), transactions.getIfUnique(),
-                json.getIfAvailable(JsonMapper::new));
+                json.getIfAvailable(JsonMapper::new), properties.method().allowAnonymous());
     }
 }

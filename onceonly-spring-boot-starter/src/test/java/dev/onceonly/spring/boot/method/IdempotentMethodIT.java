@@ -38,7 +38,9 @@ import org.springframework.transaction.support.TransactionTemplate;
         "spring.datasource.url=${onceonly.test.postgres.url:jdbc:postgresql://127.0.0.1:5432/test?user=postgres}",
         // The shared test database holds other tests' tables; the store migrates its own, under its own history.
         "spring.flyway.enabled=false",
-        "onceonly.wait-timeout=20s"})
+        "onceonly.wait-timeout=20s",
+        // The test threads call without a principal.
+        "onceonly.method.allow-anonymous=true"})
 class IdempotentMethodIT {
 
     @Value("${spring.datasource.url}")
@@ -209,7 +211,7 @@ class IdempotentMethodIT {
     void concurrentCallsOnTwoInstancesRunOnce(MethodMode mode) throws Exception {
         try (ConfigurableApplicationContext second = new SpringApplicationBuilder(MethodOrdersApplication.class)
                 .web(WebApplicationType.NONE).properties("spring.datasource.url=" + url, "spring.flyway.enabled=false",
-                        "onceonly.wait-timeout=20s")
+                        "onceonly.wait-timeout=20s", "onceonly.method.allow-anonymous=true")
                 .run()) {
             MethodOrders otherOrders = second.getBean(MethodOrders.class);
             TransactionTemplate otherTransactions = second.getBean(TransactionTemplate.class);

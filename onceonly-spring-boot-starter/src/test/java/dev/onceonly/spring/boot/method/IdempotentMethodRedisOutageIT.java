@@ -31,7 +31,9 @@ import org.springframework.transaction.support.TransactionTemplate;
         "spring.datasource.url=${onceonly.test.postgres.url:jdbc:postgresql://127.0.0.1:5432/test?user=postgres}",
         // The shared test database holds other tests' tables; the store migrates its own, under its own history.
         "spring.flyway.enabled=false",
-        "onceonly.wait-timeout=20s"})
+        "onceonly.wait-timeout=20s",
+        // The test threads call without a principal.
+        "onceonly.method.allow-anonymous=true"})
 class IdempotentMethodRedisOutageIT {
 
     private static final RedisServerProcess REDIS = RedisServerProcess.start();

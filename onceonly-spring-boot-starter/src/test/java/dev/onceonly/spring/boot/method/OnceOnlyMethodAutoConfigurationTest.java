@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.onceonly.IdempotencyKeyReusedException;
 import dev.onceonly.IdempotencyMode;
 import dev.onceonly.RequestInProgressException;
+import dev.onceonly.http.AuthenticationRequiredException;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
@@ -31,7 +32,7 @@ class OnceOnlyMethodAutoConfigurationTest {
             .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class,
                     OnceOnlyMethodAutoConfiguration.class))
             .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
-            .withPropertyValues("onceonly.mode=leased");
+            .withPropertyValues("onceonly.mode=leased", "onceonly.method.allow-anonymous=true");
 
     public record Payment(String account, long cents) {
     }
@@ -116,6 +117,23 @@ class OnceOnlyMethodAutoConfigurationTest {
             SecurityContextHolder.getContext().setAuthentication(new TestingAuthenticationToken("alice", "", "USER"));
             payments.pay("k1", payment);
             assertThat(payments.runs()).isEqualTo(2);
+        });
+    }
+
+    /** One rule for owners, as for HTTP requests: anonymous calls share one owner only where that is allowed. */
+    @Test
+    void aCallWithoutAnOwnerOrAPrincipalIsRefusedUnlessAnonymousCallsAreAllowed() {
+        runner.withBean(Payments.class).withPropertyValues("onceonly.method.allow-anonymous=false").run(context -> {
+            Payments payments = context.getBean(Payments.class);
+            Payment payment = new Payment("acct-1", 500);
+
+            assertThatThrownBy(() -> payments.pay("k1", payment)).isInstanceOf(AuthenticationRequiredException.class)
+                    .hasMessageContaining("Payments.pay declares no owner");
+            assertThat(payments.runs()).isZero();
+
+            SecurityContextHolder.getContext().setAuthentication(new TestingAuthenticationToken("alice", "", "USER"));
+            payments.pay("k1", payment);
+            assertThat(payments.runs()).isEqualTo(1);
         });
     }
 
