@@ -430,8 +430,11 @@ final class IdempotentMethodDefinition {
         return defaultEngine;
     }
 
-    /** Where a call's final exception must be rolled back to a savepoint; {@code null} outside a transaction. */
-    @Nullable TransactionTemplate savepoint(IdempotencyEngine engine) {
-        return engine.mode() == IdempotencyMode.LEASED ? null : savepoint;
+    /**
+     * Where a call's final exception is rolled back to in a transactional attempt; {@code null} if the method has no
+     * final exceptions, or runs in no transaction.
+     */
+    @Nullable TransactionTemplate savepoint() {
+        return savepoint;
     }
 }

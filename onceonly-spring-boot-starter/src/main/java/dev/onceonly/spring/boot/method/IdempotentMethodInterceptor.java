@@ -2,7 +2,6 @@ package dev.onceonly.spring.boot.method;
 
 import dev.onceonly.Attempt;
 import dev.onceonly.IdempotencyEngine;
-import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotentResult;
 import dev.onceonly.OutcomeUnknownException;
 import java.lang.reflect.UndeclaredThrowableException;
@@ -10,8 +9,6 @@ import java.util.Optional;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,8 +17,6 @@ import tools.jackson.core.JacksonException;
 
 /** Runs each call of an {@link IdempotentMethod} through the engine. */
 final class IdempotentMethodInterceptor implements MethodInterceptor {
-
-    private static final Logger log = LoggerFactory.getLogger(IdempotentMethodInterceptor.class);
 
     /** Carries the method's own exception through the savepoint's callback, which may throw none but unchecked. */
     private static final class Failed extends RuntimeException {
@@ -61,12 +56,10 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         }
         @Nullable Object[] arguments = invocation.getArguments();
         IdempotencyEngine engine = definition.engine();
-        TransactionTemplate savepoint = definition.savepoint(engine);
-        boolean leased = engine.mode() == IdempotencyMode.LEASED;
         IdempotentResult<MethodOutcome> result;
         try {
             result = engine.execute(definition.scope(arguments), definition.fingerprint(arguments),
-                    definition.codec(), attempt -> run(invocation, definition, attempt, savepoint, leased));
+                    definition.codec(), attempt -> run(invocation, definition, attempt));
         } catch (OutcomeUnknownException unknown) {
             // The first call learns what every later one will: the outcome it stored (a result that could not be).
             throw storedException(definition, unknown);
@@ -78,20 +71,22 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
     }
 
     private static MethodOutcome run(MethodInvocation invocation, IdempotentMethodDefinition definition,
-            Attempt attempt, @Nullable TransactionTemplate savepoint, boolean leased) throws Exception {
+            Attempt attempt) throws Exception {
         // A clone per attempt: an invocation proceeds once, and the engine may try the work again after a lock
         // timeout.
         ProxyMethodInvocation call = (ProxyMethodInvocation) ((ProxyMethodInvocation) invocation).invocableClone();
         if (definition.attemptParameter() >= 0) {
             call.getArguments()[definition.attemptParameter()] = attempt;
         }
+        // A final exception's writes roll back to a savepoint where the attempt holds a transaction.
+        TransactionTemplate savepoint = attempt.isTransactional() ? definition.savepoint() : null;
         try {
             if (savepoint == null) {
-                return proceed(call, definition, leased);
+                return proceed(call, definition);
             }
             return savepoint.execute(status -> {
                 try {
-                    MethodOutcome outcome = proceed(call, definition, leased);
+                    MethodOutcome outcome = proceed(call, definition);
                     if (outcome instanceof MethodOutcome.Threw) {
                         status.setRollbackOnly();
                     }
@@ -105,8 +100,8 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         }
     }
 
-    private static MethodOutcome proceed(ProxyMethodInvocation call, IdempotentMethodDefinition definition,
-            boolean leased) throws Exception {
+    private static MethodOutcome proceed(ProxyMethodInvocation call, IdempotentMethodDefinition definition)
+            throws Exception {
         MethodOutcomeCodec codec = definition.codec();
         Object value;
         try {
@@ -123,12 +118,10 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
         } catch (JacksonException e) {
             String detail = "The result of " + definition.where() + " cannot be stored as JSON and read back as its "
                     + "declared type (" + e.getClass().getSimpleName() + ")";
-            if (!leased) {
-                throw new IllegalStateException(detail + "; the call was rolled back");
-            }
-            // Leased: its effect stays, so it must never run again for this key.
-            log.error("{}; its key is answered with OutcomeNotReplayableException from now on", detail);
-            throw OutcomeUnknownException.storing(detail, codec.notStorable(detail));
+            // The engine decides by its mode: rolled back with the call's transaction, or (leased, whose effect
+            // stays) stored as the key's final outcome, so that it never runs again.
+            throw OutcomeUnknownException.unlessRolledBack(OutcomeNotReplayableException.notStorable(
+                    detail + "; the call was rolled back"), codec.notStorable(detail));
         }
     }
 

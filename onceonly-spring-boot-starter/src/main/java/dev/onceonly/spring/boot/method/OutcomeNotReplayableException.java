@@ -16,6 +16,11 @@ public final class OutcomeNotReplayableException extends IdempotencyException {
         this.problemType = problemType;
     }
 
+    /** A result that cannot be stored as JSON and read back as the method's declared type. */
+    static OutcomeNotReplayableException notStorable(String detail) {
+        return new OutcomeNotReplayableException("result-not-storable", detail);
+    }
+
     /** The stored problem's type, such as {@code attempts-exhausted} or {@code result-not-storable}. */
     @Override
     public String problemType() {

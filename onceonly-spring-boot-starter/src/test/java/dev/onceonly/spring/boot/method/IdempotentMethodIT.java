@@ -98,6 +98,22 @@ class IdempotentMethodIT {
         assertThat(orders.rows(key)).isEqualTo(1);
     }
 
+    /** Leased mode stores it final instead: OnceOnlyMethodAutoConfigurationTest. */
+    @Test
+    void aTransactionalResultThatCannotBeStoredRollsBackAndLeavesTheKeyToARetry() {
+        int runs = orders.runs();
+
+        for (int call = 0; call < 2; call++) {
+            assertThatThrownBy(() -> orders.exportTransactional("alice", key))
+                    .isInstanceOf(OutcomeNotReplayableException.class).hasMessageContaining("was rolled back")
+                    .extracting(e -> ((OutcomeNotReplayableException) e).problemType())
+                    .isEqualTo("result-not-storable");
+        }
+
+        assertThat(orders.rows(key)).isZero();
+        assertThat(orders.runs() - runs).isEqualTo(2);
+    }
+
     @ParameterizedTest
     @EnumSource(MethodMode.class)
     void aFailureLeavesNothingAndTheRetrySucceeds(MethodMode mode) {

@@ -64,6 +64,22 @@ public class MethodOrders {
         return create(customer, key, order, 1);
     }
 
+    /** Writes its order, then answers with what Jackson cannot write. */
+    @Transactional
+    @IdempotentMethod(value = "export-order-transactional", mode = IdempotencyMode.TRANSACTIONAL)
+    public Unwritable exportTransactional(@IdempotencyOwner String customer, @IdempotencyKeyParam String key) {
+        create(customer, key, new CreateOrder("sku-export", 1, null), 1);
+        return new Unwritable(key);
+    }
+
+    /** A result that Jackson cannot write: its one property fails. */
+    public record Unwritable(String key) {
+
+        public String getBroken() {
+            throw new IllegalStateException("not serializable");
+        }
+    }
+
     @IdempotentMethod(key = "#command.requestId", owner = "'importer'")
     public OrderView importOrder(ImportOrder command) {
         return create("importer", command.requestId(), new CreateOrder(command.sku(), command.quantity(), null), 1);
