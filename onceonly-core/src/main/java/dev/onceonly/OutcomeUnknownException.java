@@ -42,11 +42,15 @@ public final class OutcomeUnknownException extends IdempotencyException {
      * {@code failure} instead, leaving the key to a retry. Where it does not (leased mode), the work may have taken
      * effect: {@code outcome} is stored as final and this exception rethrown, as for {@link #storing}.
      *
-     * @param failure what the caller gets when the attempt rolled back; its message is this exception's too
+     * @param failure what the caller gets when the attempt rolled back
+     * @param reason why the result cannot be stored, without request data or secrets: this exception's message when
+     *     nothing rolled back
      * @param outcome what every attempt of the scope is answered with when nothing rolled back
      */
-    public static OutcomeUnknownException unlessRolledBack(IdempotencyException failure, StoredResponse outcome) {
-        return new OutcomeUnknownException(failure.getMessage(), Objects.requireNonNull(outcome, "outcome"), failure);
+    public static OutcomeUnknownException unlessRolledBack(IdempotencyException failure, String reason,
+            StoredResponse outcome) {
+        return new OutcomeUnknownException(reason, Objects.requireNonNull(outcome, "outcome"),
+                Objects.requireNonNull(failure, "failure"));
     }
 
     /** Whether the mode decides what this means ({@link #unlessRolledBack}). */

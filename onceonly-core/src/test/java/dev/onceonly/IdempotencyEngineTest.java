@@ -131,7 +131,7 @@ class IdempotencyEngineTest {
         StoredResponse tooLarge = StoredResponse.of(500, "too large".getBytes(StandardCharsets.UTF_8));
         assertThatThrownBy(() -> engine.execute(scope, request("a"), TEXT, attempt -> {
             executions.incrementAndGet();
-            throw OutcomeUnknownException.unlessRolledBack(new RequestTooLargeForTheTest(), tooLarge);
+            throw OutcomeUnknownException.unlessRolledBack(new RequestTooLargeForTheTest(), "too large", tooLarge);
         })).isInstanceOf(OutcomeUnknownException.class);
 
         IdempotentResult<String> retry = engine.execute(scope, request("a"), TEXT, attempt -> order("created"));

@@ -27,6 +27,7 @@ public final class ConformanceTarget {
     private final @Nullable String problemTypeBase;
     private final @Nullable String bypassPath;
     private final int maxKeyLength;
+    private final int keyReusedStatus;
     private final boolean respondsAsync;
 
     private ConformanceTarget(Builder builder) {
@@ -38,6 +39,7 @@ public final class ConformanceTarget {
         this.problemTypeBase = builder.problemTypeBase;
         this.bypassPath = builder.bypassPath;
         this.maxKeyLength = builder.maxKeyLength;
+        this.keyReusedStatus = builder.keyReusedStatus;
         this.respondsAsync = builder.respondsAsync;
     }
 
@@ -51,7 +53,7 @@ public final class ConformanceTarget {
      * {@code onceonly.conformance.base-url}, {@code .path}, {@code .body}, {@code .other-body} (required), and
      * {@code .reordered-body}, {@code .authorization}, {@code .other-owner-authorization},
      * {@code .problem-type-base}, {@code .bypass-path}, {@code .key-header}, {@code .max-key-length},
-     * {@code .responds-async} (optional).
+     * {@code .key-reused-status}, {@code .responds-async} (optional).
      *
      * @throws IllegalStateException naming the first required property that is missing
      */
@@ -72,6 +74,10 @@ public final class ConformanceTarget {
         if (maxKeyLength != null) {
             builder.maxKeyLength(Integer.parseInt(maxKeyLength));
         }
+        String keyReusedStatus = optional("key-reused-status");
+        if (keyReusedStatus != null) {
+            builder.keyReusedStatus(Integer.parseInt(keyReusedStatus));
+        }
         return builder.build();
     }
 
@@ -79,7 +85,7 @@ public final class ConformanceTarget {
         String value = optional(name);
         if (value == null) {
             throw new IllegalStateException("Set -Donceonly.conformance." + name + " to run the suite against a "
-                    + "service (see the module's README)");
+                    + "service (see docs/conformance.md)");
         }
         return value;
     }
@@ -122,6 +128,10 @@ public final class ConformanceTarget {
         return maxKeyLength;
     }
 
+    int keyReusedStatus() {
+        return keyReusedStatus;
+    }
+
     boolean respondsAsync() {
         return respondsAsync;
     }
@@ -162,6 +172,7 @@ public final class ConformanceTarget {
         private @Nullable String problemTypeBase;
         private @Nullable String bypassPath;
         private int maxKeyLength = 255;
+        private int keyReusedStatus = 422;
         private boolean respondsAsync;
 
         private Builder(URI baseUrl) {
@@ -197,8 +208,9 @@ public final class ConformanceTarget {
 
         /**
          * What every problem {@code type} of the API begins with, such as {@code https://onceonly.dev/problems/}:
-         * then each refusal's type is checked to be that base and the problem's stable name. {@code null} checks
-         * only that problems are {@code application/problem+json} with a type.
+         * then each refusal's type is checked to be that base and a name. {@code null} leaves the type unchecked
+         * (RFC 9457 lets it be absent, which means {@code about:blank}); status, title and media type are checked
+         * either way.
          */
         public Builder problemTypeBase(@Nullable String problemTypeBase) {
             this.problemTypeBase = problemTypeBase;
@@ -220,6 +232,15 @@ public final class ConformanceTarget {
                 throw new IllegalArgumentException("maxKeyLength must allow a UUID (36 characters)");
             }
             this.maxKeyLength = maxKeyLength;
+            return this;
+        }
+
+        /** The status of a key reused with another request: 422 (the IETF draft) unless set, such as to 409. */
+        public Builder keyReusedStatus(int keyReusedStatus) {
+            if (keyReusedStatus != 422 && keyReusedStatus != 409) {
+                throw new IllegalArgumentException("A reused key is answered 422 or 409, not " + keyReusedStatus);
+            }
+            this.keyReusedStatus = keyReusedStatus;
             return this;
         }
 

@@ -4,8 +4,9 @@ import dev.onceonly.IdempotencyException;
 import dev.onceonly.IdempotencyScope;
 
 /**
- * The request is authenticated, but its owner cannot own idempotency keys: the owner resolver failed, or gave an
- * owner that is blank or longer than the store holds. 403: authenticating again as the same principal cannot help.
+ * The request is authenticated (or the call declares its owner), but the owner cannot own idempotency keys: the owner
+ * resolver failed, or gave an owner that is blank or longer than the store holds. 403: authenticating again as the
+ * same principal cannot help.
  */
 public final class OwnerUnresolvableException extends IdempotencyException {
 
@@ -18,11 +19,11 @@ public final class OwnerUnresolvableException extends IdempotencyException {
     }
 
     public static OwnerUnresolvableException blank() {
-        return new OwnerUnresolvableException("The owner of this request is blank");
+        return new OwnerUnresolvableException("The owner is blank");
     }
 
     public static OwnerUnresolvableException tooLong(int length) {
-        return new OwnerUnresolvableException("The owner of this request is " + length + " characters long; at most "
+        return new OwnerUnresolvableException("The owner is " + length + " characters long; at most "
                 + IdempotencyScope.MAX_NAME_LENGTH + " are allowed");
     }
 

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * <table>
  *   <caption>What a request to an idempotent endpoint can meet</caption>
  *   <tr><th>met</th><th>answer</th><th>outcome</th></tr>
- *   <tr><td>a malformed, missing or repeated key; a malformed, too large or encoded body; no usable owner</td>
+ *   <tr><td>before the handler ran: a malformed, missing or repeated key; a malformed, too large or encoded body;
+ *       no usable owner</td>
  *       <td>400, 413, 415, 401 or 403 problem</td><td>{@link RequestOutcome#INVALID_REQUEST}</td></tr>
  *   <tr><td>the key used with another request</td><td>422 (409 per configuration) problem</td>
  *       <td>{@link RequestOutcome#KEY_REUSED}</td></tr>
@@ -27,7 +28,8 @@ import org.slf4j.LoggerFactory;
  *       <td>500 problem</td><td>{@link RequestOutcome#ERROR}</td></tr>
  *   <tr><td>the store unreachable, or no thread to run on, before the handler ran</td>
  *       <td>503 problem with {@code Retry-After}</td><td>{@link RequestOutcome#STORE_UNAVAILABLE}</td></tr>
- *   <tr><td>anything else: the handler's own failure, or the store's once the handler ran</td>
+ *   <tr><td>anything else: the handler's own failure (even one of these types, from a call it made), or the
+ *       store's once the handler ran</td>
  *       <td>none: the application's error handling answers</td><td>{@link RequestOutcome#ERROR}</td></tr>
  * </table>
  *
@@ -43,16 +45,21 @@ public record Refusal(RequestOutcome outcome, IdempotencyException problem) {
      * failure, or the store's after the handler started, which end the request as {@link RequestOutcome#ERROR}.
      *
      * @param operation the request's operation, for the log
-     * @param handlerStarted whether the handler ran: a store failure after that is no "nothing ran"
+     * @param handlerStarted whether the handler ran: what it threw is its own, even a protocol exception from an
+     *     idempotent call it made, and a store failure after that is no "nothing ran"
      */
     public static @Nullable Refusal of(Throwable failure, String operation, boolean handlerStarted) {
         return switch (failure) {
-            case InvalidIdempotencyKeyException e -> new Refusal(RequestOutcome.INVALID_REQUEST, e);
-            case MalformedRequestBodyException e -> new Refusal(RequestOutcome.INVALID_REQUEST, e);
-            case RequestBodyTooLargeException e -> new Refusal(RequestOutcome.INVALID_REQUEST, e);
-            case UnsupportedRequestEncodingException e -> new Refusal(RequestOutcome.INVALID_REQUEST, e);
-            case AuthenticationRequiredException e -> new Refusal(RequestOutcome.INVALID_REQUEST, e);
-            case OwnerUnresolvableException e -> new Refusal(RequestOutcome.INVALID_REQUEST, e);
+            case InvalidIdempotencyKeyException e when !handlerStarted ->
+                    new Refusal(RequestOutcome.INVALID_REQUEST, e);
+            case MalformedRequestBodyException e when !handlerStarted ->
+                    new Refusal(RequestOutcome.INVALID_REQUEST, e);
+            case RequestBodyTooLargeException e when !handlerStarted -> new Refusal(RequestOutcome.INVALID_REQUEST, e);
+            case UnsupportedRequestEncodingException e when !handlerStarted ->
+                    new Refusal(RequestOutcome.INVALID_REQUEST, e);
+            case AuthenticationRequiredException e when !handlerStarted ->
+                    new Refusal(RequestOutcome.INVALID_REQUEST, e);
+            case OwnerUnresolvableException e when !handlerStarted -> new Refusal(RequestOutcome.INVALID_REQUEST, e);
             case IdempotencyKeyReusedException e -> new Refusal(RequestOutcome.KEY_REUSED, e);
             case RequestInProgressException e -> new Refusal(RequestOutcome.IN_PROGRESS, e);
             case ResponseTooLargeException e -> {
@@ -60,7 +67,7 @@ public record Refusal(RequestOutcome outcome, IdempotencyException problem) {
                         + "stored", operation, e.getMessage());
                 yield new Refusal(RequestOutcome.ERROR, e);
             }
-            case ServerBusyException e -> {
+            case ServerBusyException e when !handlerStarted -> {
                 log.warn("No thread free to run operation={}; answered 503", operation);
                 yield new Refusal(RequestOutcome.STORE_UNAVAILABLE, e);
             }

@@ -43,7 +43,27 @@ class RefusalTest {
     @ParameterizedTest
     @MethodSource("refusals")
     void eachRefusalIsAnsweredWithItsOwnProblem(IdempotencyException failure, RequestOutcome outcome) {
-        assertThat(Refusal.of(failure, "create-order", true)).isEqualTo(new Refusal(outcome, failure));
+        assertThat(Refusal.of(failure, "create-order", false)).isEqualTo(new Refusal(outcome, failure));
+    }
+
+    /**
+     * What the handler throws is its own, also an exception of the protocol from an idempotent call it made: the
+     * application's error handling answers it, never a problem that says the request was refused (review of issue
+     * 40). A reused key or one in progress, and a response too large to keep, are the engine's and the filter's,
+     * after the handler started as before it.
+     */
+    @ParameterizedTest
+    @MethodSource("refusals")
+    void onceTheHandlerRanOnlyTheEnginesAndTheFiltersOwnRefusalsRemain(IdempotencyException failure,
+            RequestOutcome outcome) {
+        Refusal refusal = Refusal.of(failure, "create-order", true);
+
+        if (outcome == RequestOutcome.KEY_REUSED || outcome == RequestOutcome.IN_PROGRESS
+                || failure instanceof ResponseTooLargeException) {
+            assertThat(refusal).isEqualTo(new Refusal(outcome, failure));
+        } else {
+            assertThat(refusal).isNull();
+        }
     }
 
     @Test

@@ -208,7 +208,7 @@ public abstract class TransactionalModeContract {
         // An HTTP response larger than may be kept: the transaction undoes the work, so nothing took effect.
         assertThatThrownBy(() -> engine.execute(scope, order(1), ORDER_ID, attempt -> {
             insertOrder(1);
-            throw OutcomeUnknownException.unlessRolledBack(tooLarge, StoredResponse.of(500, new byte[0]));
+            throw OutcomeUnknownException.unlessRolledBack(tooLarge, "too large", StoredResponse.of(500, new byte[0]));
         })).isSameAs(tooLarge);
         assertThat(committedOrders(owner)).isZero();
         assertThat(store.find(scope)).isEmpty();
@@ -226,7 +226,8 @@ public abstract class TransactionalModeContract {
         assertThatThrownBy(() -> transactions().inTransaction(() -> engine.execute(scope, order(1), ORDER_ID,
                 attempt -> {
                     insertOrder(1);
-                    throw OutcomeUnknownException.unlessRolledBack(tooLarge, StoredResponse.of(500, new byte[0]));
+                    throw OutcomeUnknownException.unlessRolledBack(tooLarge, "too large",
+                            StoredResponse.of(500, new byte[0]));
                 }))).isSameAs(tooLarge);
 
         assertThat(committedOrders(owner)).isZero();

@@ -67,11 +67,12 @@ class ArchitectureTest {
     void theRulesFireOnCodeThatBreaksThem() {
         // By name: a reference to core's internals from this class would break the rule it checks.
         JavaClasses violations = new ClassFileImporter().importPackages("dev.onceonly.violations",
-                "dev.onceonly.cyclic");
+                "dev.onceonly.cyclic", "dev.onceonly.conformance.violations");
 
         assertThat(nothingOutsideCoreUsesCoresInternalPackage.evaluate(violations).hasViolation()).isTrue();
         assertThat(theLibraryUsesNoSampleOrBenchmark.evaluate(violations).hasViolation()).isTrue();
         assertThat(modulesFormNoCycle.evaluate(violations).hasViolation()).isTrue();
+        assertThat(theConformanceSuiteKnowsOnlyHttp.evaluate(violations).hasViolation()).isTrue();
     }
 
     private static String module(String packageName) {
@@ -88,7 +89,8 @@ class ArchitectureTest {
         @Override
         public boolean includes(Location location) {
             return !location.contains("/onceonly-core/") && !location.contains("/onceonly-core-")
-                    && !location.contains("/dev/onceonly/violations/") && !location.contains("/dev/onceonly/cyclic/");
+                    && !location.contains("/dev/onceonly/violations/") && !location.contains("/dev/onceonly/cyclic/")
+                    && !location.contains("/dev/onceonly/conformance/violations/");
         }
     }
 }

@@ -23,6 +23,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
@@ -156,6 +157,13 @@ final class IdempotentMethodDefinition {
                     + "the key with @IdempotencyKeyParam, or give key = \"#command.id\"");
         }
         Source owner = source(where, "owner", method, IdempotencyOwner.class, annotation.owner());
+        if (!owner.declared() && !allowAnonymous && !MethodOwners.principalsAvailable(
+                beans instanceof ConfigurableBeanFactory factory ? factory.getBeanClassLoader() : null)) {
+            throw IdempotencyConfigurationException.of(where, "it declares no owner, and without Spring Security no "
+                    + "call has an authenticated principal to own its key: every call would be refused", "Declare "
+                    + "the owner (@IdempotencyOwner, or owner = \"#tenant.id\"), or let such calls share one owner "
+                    + "with onceonly.method.allow-anonymous=true");
+        }
         int attempt = -1;
         boolean[] fingerprinted = new boolean[names.length];
         List<String> excluded = new ArrayList<>(Arrays.asList(annotation.excludedFields()));

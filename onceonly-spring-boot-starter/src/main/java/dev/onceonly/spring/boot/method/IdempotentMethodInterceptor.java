@@ -121,7 +121,7 @@ final class IdempotentMethodInterceptor implements MethodInterceptor {
             // The engine decides by its mode: rolled back with the call's transaction, or (leased, whose effect
             // stays) stored as the key's final outcome, so that it never runs again.
             throw OutcomeUnknownException.unlessRolledBack(OutcomeNotReplayableException.notStorable(
-                    detail + "; the call was rolled back"), codec.notStorable(detail));
+                    detail + "; the call was rolled back"), detail, codec.notStorable(detail));
         }
     }
 

@@ -13,10 +13,19 @@ import org.springframework.util.ClassUtils;
  */
 final class MethodOwners {
 
-    private static final boolean SECURITY_PRESENT = ClassUtils.isPresent(
-            "org.springframework.security.core.context.SecurityContextHolder", MethodOwners.class.getClassLoader());
+    private static final String SECURITY_CONTEXT = "org.springframework.security.core.context.SecurityContextHolder";
+    private static final boolean SECURITY_PRESENT = ClassUtils.isPresent(SECURITY_CONTEXT,
+            MethodOwners.class.getClassLoader());
 
     private MethodOwners() {
+    }
+
+    /**
+     * Whether a call can have an authenticated principal: Spring Security's thread-bound one, if the application's
+     * class loader has it.
+     */
+    static boolean principalsAvailable(@Nullable ClassLoader application) {
+        return ClassUtils.isPresent(SECURITY_CONTEXT, application);
     }
 
     /**

@@ -31,8 +31,10 @@ public class OnceOnlyMethodAutoConfiguration {
     @Bean
     IdempotentMethods idempotentMethods(ListableBeanFactory beans, IdempotencyEngine engine,
             ObjectProvider<TransactionRunner> runner, ObjectProvider<PlatformTransactionManager> transactions,
-            ObjectProvider<JsonMapper> json, OnceOnlyProperties properties) {
+            ObjectProvider<JsonMapper> json, ObjectProvider<OnceOnlyProperties> properties) {
+        // No properties where the application made its engine and switched OnceOnly's configuration off
+        OnceOnlyProperties configured = properties.getIfAvailable();
         return new IdempotentMethods(beans, engine, runner.getIfUnique(), transactions.getIfUnique(),
-                json.getIfAvailable(JsonMapper::new), properties.method().allowAnonymous());
+                json.getIfAvailable(JsonMapper::new), configured != null && configured.method().allowAnonymous());
     }
 }

@@ -216,7 +216,9 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         try {
             buffer.checkWithinBound();
         } catch (ResponseTooLargeException tooLarge) {
-            throw OutcomeUnknownException.unlessRolledBack(tooLarge, finalProblem(tooLarge, request, buffer, answer));
+            throw OutcomeUnknownException.unlessRolledBack(tooLarge, "the response outgrew "
+                    + "onceonly.http.max-buffered-response (" + maxBufferedResponse + " bytes)",
+                    finalProblem(tooLarge, request, buffer, answer));
         }
     }
 

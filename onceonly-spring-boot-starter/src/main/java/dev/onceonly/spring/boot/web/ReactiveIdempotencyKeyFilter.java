@@ -321,7 +321,9 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
             AtomicReference<ProblemResponses.Rendered> finalProblem) {
         if (response.overflowed()) {
             ResponseTooLargeException tooLarge = ResponseTooLargeException.of(maxBufferedResponse);
-            throw OutcomeUnknownException.unlessRolledBack(tooLarge, finalProblem(tooLarge, exchange, finalProblem));
+            throw OutcomeUnknownException.unlessRolledBack(tooLarge, "the response outgrew "
+                    + "onceonly.http.max-buffered-response (" + maxBufferedResponse + " bytes)",
+                    finalProblem(tooLarge, exchange, finalProblem));
         }
     }
 

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.security.authentication.TestingAuthenticationToken;
 import org.springframework.security.core.context.SecurityContextHolder;
@@ -135,6 +136,17 @@ class OnceOnlyMethodAutoConfigurationTest {
             payments.pay("k1", payment);
             assertThat(payments.runs()).isEqualTo(1);
         });
+    }
+
+    /** Without Spring Security no call has a principal: a method that declares no owner could never run. */
+    @Test
+    void aMethodWithoutAnOwnerStopsStartupWhereNoCallCanHaveAPrincipal() {
+        runner.withBean(Payments.class).withPropertyValues("onceonly.method.allow-anonymous=false")
+                .withClassLoader(new FilteredClassLoader(SecurityContextHolder.class)).run(context ->
+                        assertStartupFailure(context).hasMessageContaining("Payments.pay").hasMessageContaining(
+                                "without Spring Security no call has an authenticated principal"));
+        runner.withBean(Payments.class).withClassLoader(new FilteredClassLoader(SecurityContextHolder.class))
+                .run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test
