@@ -10,9 +10,9 @@ import org.springframework.util.ClassUtils;
 
 /**
  * The engine's mode from {@code onceonly.mode} and the {@link TransactionRunner} beans. Transactional mode is
- * never lost silently: an ambiguous runner, transactional mode without one, and {@code auto} where a transaction
- * manager exists but no runner (the JDBC configuration backs off for a store of the application's own) all stop
- * startup.
+ * never lost silently: an ambiguous runner, transactional mode without one, and {@code auto} without one (with or
+ * without a transaction manager: the JDBC configuration backs off for a store of the application's own) all stop
+ * startup; leased mode is only ever chosen by name.
  *
  * @param mode the mode the engine is built with
  * @param runner the one runner, also for endpoints that choose transactional mode; {@code null} if none exists
@@ -53,7 +53,15 @@ record EngineModeSelection(IdempotencyMode mode, @Nullable TransactionRunner run
                             + "should share its transactions", "Define a TransactionRunner bean whose transactions "
                             + "your IdempotencyStore joins, or set onceonly.mode=leased");
                 }
-                yield new EngineModeSelection(IdempotencyMode.LEASED, null);
+                // Leased mode keeps a failed handler's writes, so it is never chosen for the application (issue 41:
+                // a handler that failed after its insert left three rows for one key, and nothing said leased).
+                throw IdempotencyConfigurationException.of("onceonly.mode", "mode auto needs a transaction to run "
+                        + "idempotent work in, and the application has no DataSource with a transaction manager "
+                        + "(no TransactionRunner bean): OnceOnly will not fall back to leased mode silently",
+                        "Add a DataSource (the JDBC store then runs each request in one transaction with its key: "
+                        + "transactional mode, the safe default), or set onceonly.mode=leased if the work cannot "
+                        + "share a transaction with its key (remote calls); a leased handler that fails keeps "
+                        + "what it wrote, and its retry runs again");
             }
             case LEASED, JOINED -> new EngineModeSelection(IdempotencyMode.LEASED, null);
         };

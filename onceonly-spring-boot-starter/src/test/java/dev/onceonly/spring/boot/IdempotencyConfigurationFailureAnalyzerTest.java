@@ -41,12 +41,27 @@ class IdempotencyConfigurationFailureAnalyzerTest {
         "onceonly.http.key-reused-status=418, onceonly.http.key-reused-status"})
     void aRefusedPropertyIsReportedWithDescriptionAndAction(String property, String name, CapturedOutput output) {
         SpringApplicationBuilder application = new SpringApplicationBuilder(App.class)
-                .web(WebApplicationType.NONE).properties(property);
+                .web(WebApplicationType.NONE).properties(property, "onceonly.mode=leased");
 
         assertThatThrownBy(application::run).isNotNull();
 
         assertThat(output).contains("Description:").contains("OnceOnly refused the setting '" + name + "'")
                 .contains("Action:");
+    }
+
+    /**
+     * Issue 41: without a transaction manager, auto fell back to leased mode and said nothing, and a handler that
+     * failed after its insert left a row per retry. Now it refuses to start, and says which mode to choose and why.
+     */
+    @Test
+    void autoWithoutATransactionRefusesToStartAndSaysWhichModeToChoose(CapturedOutput output) {
+        SpringApplicationBuilder application = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE);
+
+        assertThatThrownBy(application::run).isNotNull();
+
+        assertThat(output).contains("OnceOnly refused the setting 'onceonly.mode'")
+                .contains("will not fall back to leased mode silently").contains("Action:")
+                .contains("Add a DataSource").contains("set onceonly.mode=leased");
     }
 
     @Configuration(proxyBeanMethods = false)

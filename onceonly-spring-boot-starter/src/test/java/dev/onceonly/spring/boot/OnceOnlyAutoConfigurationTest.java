@@ -48,7 +48,9 @@ class OnceOnlyAutoConfigurationTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class,
                     OnceOnlyCleanupAutoConfiguration.class))
-            .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new);
+            .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
+            // An in-memory store has no transactions: leased mode, chosen by name as auto never does.
+            .withPropertyValues("onceonly.mode=leased");
 
     @Test
     void engineRunsOnTheStoreBeanThatExists() {

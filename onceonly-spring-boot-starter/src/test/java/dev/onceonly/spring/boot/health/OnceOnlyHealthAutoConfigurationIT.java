@@ -95,6 +95,8 @@ class OnceOnlyHealthAutoConfigurationIT {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class,
                         OnceOnlyHealthAutoConfiguration.class))
-                .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new);
+                .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
+                // An in-memory store has no transactions: leased mode, chosen by name as auto never does.
+                .withPropertyValues("onceonly.mode=leased");
     }
 }

@@ -39,7 +39,9 @@ class OnceOnlyMetricsAutoConfigurationTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class,
                     OnceOnlyMetricsAutoConfiguration.class, OnceOnlyCleanupAutoConfiguration.class))
-            .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new);
+            .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
+            // An in-memory store has no transactions: leased mode, chosen by name as auto never does.
+            .withPropertyValues("onceonly.mode=leased");
 
     /**
      * Counting requests is the listener's (below) and the filter's; the example's HTTP contract shows a real

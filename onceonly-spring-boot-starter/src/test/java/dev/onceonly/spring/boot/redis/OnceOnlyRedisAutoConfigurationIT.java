@@ -58,7 +58,8 @@ class OnceOnlyRedisAutoConfigurationIT {
                     OnceOnlyEncryptionAutoConfiguration.class))
             .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
             .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-            .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + PORT,
+            .withPropertyValues("onceonly.mode=leased", "spring.data.redis.host=127.0.0.1",
+                    "spring.data.redis.port=" + PORT,
                     "onceonly.redis.prefix=" + prefix);
 
     @Test

@@ -58,7 +58,9 @@ class HandlerLookupTest {
                     OnceOnlyWebMvcAutoConfiguration.class))
             .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
             .withBean(IdempotencyOwnerResolver.class, () -> request -> "alice")
-            .withUserConfiguration(CountingLookups.class, Handlers.class);
+            .withUserConfiguration(CountingLookups.class, Handlers.class)
+            // An in-memory store has no transactions: leased mode, chosen by name as auto never does.
+            .withPropertyValues("onceonly.mode=leased");
 
     @Test
     void aRequestToAnAnnotatedEndpointIsLookedUpOnceAndReplayed() {

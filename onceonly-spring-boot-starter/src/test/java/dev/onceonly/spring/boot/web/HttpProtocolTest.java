@@ -70,6 +70,7 @@ class HttpProtocolTest {
             .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
             .withBean(IdempotencyOwnerResolver.class, () -> request -> "alice")
             .withPropertyValues(
+                    "onceonly.mode=leased",
                     "onceonly.replay-cache.time-to-live=0s",
                     "onceonly.http.endpoints[0].path=/api/legacy/payments/**",
                     "onceonly.http.endpoints[0].fingerprint-parameters=amount",

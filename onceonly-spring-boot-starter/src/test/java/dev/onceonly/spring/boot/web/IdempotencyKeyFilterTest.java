@@ -63,6 +63,7 @@ import org.springframework.web.util.WebUtils;
  */
 @SpringBootTest(classes = IdempotencyKeyFilterTest.TestApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+            "onceonly.mode=leased",
             "onceonly.http.max-request-body=1KB",
             "onceonly.http.max-response-body=32KB",
             "onceonly.http.max-buffered-response=64KB",

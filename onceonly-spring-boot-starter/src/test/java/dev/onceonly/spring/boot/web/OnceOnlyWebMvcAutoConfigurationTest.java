@@ -37,7 +37,9 @@ class OnceOnlyWebMvcAutoConfigurationTest {
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class,
                     OnceOnlyWebMvcAutoConfiguration.class))
-            .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new);
+            .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
+            // An in-memory store has no transactions: leased mode, chosen by name as auto never does.
+            .withPropertyValues("onceonly.mode=leased");
 
     @Test
     void registersTheFilterAfterSpringSecurity() {
@@ -75,6 +77,7 @@ class OnceOnlyWebMvcAutoConfigurationTest {
                 .withConfiguration(AutoConfigurations.of(OnceOnlyAutoConfiguration.class,
                         OnceOnlyWebMvcAutoConfiguration.class))
                 .withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
+                .withPropertyValues("onceonly.mode=leased")
                 .run(context -> assertThat(context).doesNotHaveBean(IdempotentEndpoints.class));
     }
 
@@ -90,6 +93,7 @@ class OnceOnlyWebMvcAutoConfigurationTest {
     void endpointThatChoosesLeasedModeRunsLeasedBesideATransactionalEngine() {
         runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
                 .withBean(TransactionRunner.class, PassThroughTransactionRunner::new)
+                .withPropertyValues("onceonly.mode=auto")
                 .withUserConfiguration(ModeController.class)
                 .run(context -> {
                     Map<String, IdempotencyMode> modes = context.getBean(IdempotentEndpoints.class)
