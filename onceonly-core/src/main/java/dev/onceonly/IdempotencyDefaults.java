@@ -7,10 +7,13 @@ package dev.onceonly;
  */
 public final class IdempotencyDefaults {
 
-    /** The shortest key of the default rule. */
-    public static final int KEY_MIN_LENGTH = 16;
-    /** The longest key of the default rule. */
-    public static final int KEY_MAX_LENGTH = 128;
+    /**
+     * The shortest key of the default rule: any, as Stripe's API; a key is scoped to its owner and operation, so a
+     * short one risks only its own client's requests. Stricter rules are configuration.
+     */
+    public static final int KEY_MIN_LENGTH = 1;
+    /** The longest key of the default rule: 255, as Stripe's API and the store's key column. */
+    public static final int KEY_MAX_LENGTH = 255;
     /** How long a leased attempt owns its record before a retry may take it over: 30 seconds. */
     public static final String LEASE_DURATION = "PT30S";
     /** How long a leased attempt's lease is renewed at most, however long its work runs: 15 minutes. */

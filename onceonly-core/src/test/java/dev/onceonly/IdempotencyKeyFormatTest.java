@@ -47,7 +47,6 @@ class IdempotencyKeyFormatTest {
         "\"0123456789abcdef\"trailing      | MALFORMED_STRING",
         "0123456789abcdef,0123456789abcdef | MULTIPLE_VALUES",
         "\"0123456789abcdef\", \"0123456789abcdef\" | MULTIPLE_VALUES",
-        "short                             | TOO_SHORT",
         "0123456789abcdef!                 | ILLEGAL_CHARACTER",
         "0123456789 abcdef                 | ILLEGAL_CHARACTER",
         "0123456789abcdéf                  | ILLEGAL_CHARACTER"
@@ -62,16 +61,25 @@ class IdempotencyKeyFormatTest {
 
     @Test
     void tooLongKeyNamesTheLimit() {
-        assertThatThrownBy(() -> format.parse("a".repeat(129)))
+        assertThatThrownBy(() -> format.parse("a".repeat(256)))
                 .isInstanceOfSatisfying(InvalidIdempotencyKeyException.class,
                         e -> assertThat(e.violation()).isEqualTo(Violation.TOO_LONG))
-                .hasMessageContaining("129").hasMessageContaining("at most 128");
+                .hasMessageContaining("256").hasMessageContaining("at most 255");
+    }
+
+    /** The default takes what clients send (any length to Stripe's 255); a stricter rule is configured. */
+    @Test
+    void aConfiguredMinimumRefusesShorterKeys() {
+        assertThatThrownBy(() -> IdempotencyKeyFormat.lengthBetween(16, 255).parse("short"))
+                .isInstanceOfSatisfying(InvalidIdempotencyKeyException.class,
+                        e -> assertThat(e.violation()).isEqualTo(Violation.TOO_SHORT));
     }
 
     @Test
     void boundariesOfTheDefaultLengthAreAccepted() {
-        assertThat(format.parse("a".repeat(16)).value()).hasSize(16);
-        assertThat(format.parse("a".repeat(128)).value()).hasSize(128);
+        assertThat(format.parse("a").value()).hasSize(1);
+        assertThat(format.parse("a".repeat(255)).value()).hasSize(255);
+        assertThat(format.parse("8e03978e-40d5-43e8-bc93-6894a57f9324").value()).hasSize(36);
     }
 
     @ParameterizedTest
