@@ -5,6 +5,8 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.resource.EpollProvider;
+import io.lettuce.core.resource.IOUringProvider;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -23,7 +25,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  *   <li>commands are rejected at once while disconnected, and the queue is bounded;</li>
  *   <li>TCP keep-alive probes an idle connection after 5 s, every second, three times, and a user timeout drops a
  *       connection whose sent data goes unacknowledged for 5 s (the user timeout needs Netty's native epoll or
- *       io_uring transport on the class path; on NIO it is not applied);</li>
+ *       io_uring transport, so it is asked for only there: on NIO Lettuce would warn at every connect);</li>
  *   <li>on Redis Cluster, the topology is refreshed on moved and reconnect events.</li>
  * </ul>
  * Reconnection stays on, so Redis is used again as soon as it is back.
@@ -91,14 +93,24 @@ public final class FailFastLettuce {
         return new LettuceConnectionFactory(application.getStandaloneConfiguration(), configuration);
     }
 
+    /**
+     * Whether Lettuce connects over a native transport (epoll, io_uring), the only ones with {@code TCP_USER_TIMEOUT}:
+     * asked for on NIO, the option is not applied, and Lettuce warns so on every connect.
+     */
+    private static boolean nativeTransport() {
+        return EpollProvider.isAvailable() || IOUringProvider.isAvailable();
+    }
+
     private static ClientOptions clientOptions(@Nullable ClientOptions base, Duration timeout, boolean cluster) {
-        SocketOptions socket = SocketOptions.builder()
+        SocketOptions.Builder socketOptions = SocketOptions.builder()
                 .connectTimeout(timeout)
                 .keepAlive(SocketOptions.KeepAliveOptions.builder().enable().idle(KEEP_ALIVE_IDLE)
-                        .interval(Duration.ofSeconds(1)).count(3).build())
-                .tcpUserTimeout(SocketOptions.TcpUserTimeoutOptions.builder().enable()
-                        .tcpUserTimeout(USER_TIMEOUT).build())
-                .build();
+                        .interval(Duration.ofSeconds(1)).count(3).build());
+        if (nativeTransport()) {
+            socketOptions.tcpUserTimeout(SocketOptions.TcpUserTimeoutOptions.builder().enable()
+                    .tcpUserTimeout(USER_TIMEOUT).build());
+        }
+        SocketOptions socket = socketOptions.build();
         TimeoutOptions timeouts = TimeoutOptions.enabled(timeout);
         if (cluster) {
             ClusterClientOptions.Builder options = base instanceof ClusterClientOptions clusterBase
