@@ -9,13 +9,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * The rule a valid idempotency key follows, and the parser for {@code Idempotency-Key} header values.
  *
- * <p>The default rule is {@code ^[A-Za-z0-9_-]{16,128}$}. Header values are accepted in the two forms clients
+ * <p>The default rule is {@code ^[A-Za-z0-9_-]{1,255}$}, what clients send (UUIDs, Stripe's keys). Header values are accepted in the two forms clients
  * send: the IETF draft's Structured Field String ({@code "01JZ6Q4X7M9K8P2A6T3B5C1D0E"}, parameters ignored) and
  * the bare token form of Stripe-style clients. Immutable and thread-safe.
  */
 public final class IdempotencyKeyFormat {
 
-    /** {@code ^[A-Za-z0-9_-]{16,128}$}. */
+    /** {@code ^[A-Za-z0-9_-]{1,255}$}: {@link IdempotencyDefaults#KEY_MIN_LENGTH} to {@code KEY_MAX_LENGTH}. */
     public static final IdempotencyKeyFormat DEFAULT = lengthBetween(IdempotencyDefaults.KEY_MIN_LENGTH,
             IdempotencyDefaults.KEY_MAX_LENGTH);
 

@@ -55,13 +55,15 @@ record EngineModeSelection(IdempotencyMode mode, @Nullable TransactionRunner run
                 }
                 // Leased mode keeps a failed handler's writes, so it is never chosen for the application (issue 41:
                 // a handler that failed after its insert left three rows for one key, and nothing said leased).
-                throw IdempotencyConfigurationException.of("onceonly.mode", "mode auto needs a transaction to run "
-                        + "idempotent work in, and the application has no DataSource with a transaction manager "
-                        + "(no TransactionRunner bean): OnceOnly will not fall back to leased mode silently",
-                        "Add a DataSource (the JDBC store then runs each request in one transaction with its key: "
-                        + "transactional mode, the safe default), or set onceonly.mode=leased if the work cannot "
-                        + "share a transaction with its key (remote calls); a leased handler that fails keeps "
-                        + "what it wrote, and its retry runs again");
+                throw IdempotencyConfigurationException.of("onceonly.mode", "mode auto (the default) found no "
+                        + "TransactionRunner bean and no transaction manager, so idempotent work would run "
+                        + "without a transaction; OnceOnly will not fall back to leased mode silently",
+                        "For transactional mode (a request's writes and its key commit together, the safe "
+                        + "default), give your DataSource a transaction manager (the JDBC store then brings a "
+                        + "runner), or define a TransactionRunner bean whose transactions your IdempotencyStore "
+                        + "joins. Or set onceonly.mode=leased if the work cannot share a transaction with its key "
+                        + "(remote calls): a leased handler that fails keeps what it wrote, and its retry runs "
+                        + "again");
             }
             case LEASED, JOINED -> new EngineModeSelection(IdempotencyMode.LEASED, null);
         };

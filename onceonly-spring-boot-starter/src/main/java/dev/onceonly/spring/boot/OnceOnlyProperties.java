@@ -30,7 +30,8 @@ import org.springframework.util.unit.DataSize;
  *
  * @param enabled whether the starter configures anything at all
  * @param mode how idempotent work runs: auto (transactional when a TransactionRunner bean exists, which the
- *     JDBC store brings with a transaction manager), transactional or leased
+ *     JDBC store brings with a transaction manager; without one startup fails, as leased mode is only ever chosen
+ *     by name), transactional or leased
  * @param key how keys look
  * @param lease leased mode
  * @param waitTimeout how long a duplicate waits for the first attempt to finish before it gets 409 (at most 10

@@ -61,7 +61,7 @@ class IdempotencyConfigurationFailureAnalyzerTest {
 
         assertThat(output).contains("OnceOnly refused the setting 'onceonly.mode'")
                 .contains("will not fall back to leased mode silently").contains("Action:")
-                .contains("Add a DataSource").contains("set onceonly.mode=leased");
+                .contains("define a TransactionRunner bean").contains("set onceonly.mode=leased");
     }
 
     @Configuration(proxyBeanMethods = false)
