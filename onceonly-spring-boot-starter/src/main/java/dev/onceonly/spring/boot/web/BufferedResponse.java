@@ -42,8 +42,8 @@ import org.springframework.util.LinkedCaseInsensitiveMap;
  * {@link #sendToClient()}: a response that fails (rolled back, too large, asynchronous) leaves no {@code Location}
  * of what did not happen on the error that answers it, and nothing needs undoing, so headers that filters before
  * ours set (CORS, security) stay. The handler reads its headers together with those (a {@code setHeader} of its own
- * replaces them, as on the container's response); {@link #heldHeaderNames()} and {@link #heldHeaders(String)} are
- * the handler's alone, which is what is stored.
+ * replaces them, as on the container's response); {@link #heldHeaders()} are the handler's
+ * alone, which is what is stored.
  *
  * <p>An error sent with {@code sendError} is written into the buffer as an RFC 9457 problem, and a redirect (every
  * {@code sendRedirect} overload) as its status and {@code Location}, instead of reaching the container at once.
@@ -51,7 +51,7 @@ import org.springframework.util.LinkedCaseInsensitiveMap;
  * bound is not held: the write fails and {@link #checkWithinBound()} reports it. After {@link #seal()} every
  * write and header change is dropped.
  */
-final class BufferedResponse extends HttpServletResponseWrapper {
+final class BufferedResponse extends HttpServletResponseWrapper implements IdempotencyProtocol.HeldResponse {
 
     private static final Pattern CHARSET = Pattern.compile(";\\s*charset=\"?([^;\"\\s]+)\"?",
             Pattern.CASE_INSENSITIVE);
@@ -94,38 +94,49 @@ final class BufferedResponse extends HttpServletResponseWrapper {
      *
      * @throws ResponseTooLargeException if the handler wrote more than the bound
      */
-    byte[] content() {
+    @Override
+    public byte[] content() {
         checkWithinBound();
         return body.toByteArray();
     }
 
-    /**
-     * Flushes the writer first: up to its encoder's buffer of text only overflows the bound when it is flushed.
-     *
-     * @throws ResponseTooLargeException if the handler wrote more than the bound
-     */
-    void checkWithinBound() {
+    /** Flushes the writer first: up to its encoder's buffer of text only overflows the bound when it is flushed. */
+    @Override
+    public boolean overflowed() {
         if (writer != null) {
             writer.flush();
         }
-        if (overflowed) {
+        return overflowed;
+    }
+
+    /** @throws ResponseTooLargeException if the handler wrote more than the bound */
+    void checkWithinBound() {
+        if (overflowed()) {
             throw ResponseTooLargeException.of(bound);
         }
     }
 
     /** Drops every later write and header change, such as those of a handler's asynchronous thread. */
-    void seal() {
+    @Override
+    public void seal() {
         sealed = true;
     }
 
-    /** The names of the headers the handler set, without those of filters before ours and the content type. */
-    Set<String> heldHeaderNames() {
-        return Set.copyOf(headers.keySet());
+    @Override
+    public int status() {
+        return status;
     }
 
-    /** The values the handler gave header {@code name}. */
-    List<String> heldHeaders(String name) {
-        return List.copyOf(headers.getOrDefault(name, List.of()));
+    @Override
+    public @Nullable String contentType() {
+        return getContentType();
+    }
+
+    @Override
+    public Map<String, List<String>> heldHeaders() {
+        Map<String, List<String>> held = new LinkedCaseInsensitiveMap<>(Locale.ROOT);
+        headers.forEach((name, values) -> held.put(name, List.copyOf(values)));
+        return held;
     }
 
     /** Sends the held response to the client: status, headers, content type, cookies and body. */

@@ -24,9 +24,10 @@ import reactor.core.publisher.Mono;
 /**
  * A reactive handler's response, held back until its outcome is settled: status, headers, cookies and body stay here
  * until {@link #sendToClient()}, and nothing reaches the client before (in transactional mode, before the commit).
- * A body beyond the bound is dropped and {@linkplain #overflowed() noted}, as the servlet buffer does.
+ * A body beyond the bound is dropped and {@linkplain #overflowed() noted}, as the servlet buffer does; after
+ * {@link #seal()} every write is.
  */
-final class HeldBackResponse extends ServerHttpResponseDecorator {
+final class HeldBackResponse extends ServerHttpResponseDecorator implements IdempotencyProtocol.HeldResponse {
 
     private final HttpHeaders headers = new HttpHeaders();
     private final MultiValueMap<String, ResponseCookie> cookies = new LinkedMultiValueMap<>();
@@ -35,6 +36,8 @@ final class HeldBackResponse extends ServerHttpResponseDecorator {
     private final List<Supplier<? extends Mono<Void>>> beforeCommit = new CopyOnWriteArrayList<>();
     private volatile @Nullable HttpStatusCode status;
     private volatile boolean overflowed;
+    /** Set once the attempt ended, while a thread the handler moved its work to may still write. */
+    private volatile boolean sealed;
 
     HeldBackResponse(ServerHttpResponse response, long maxBytes) {
         super(response);
@@ -111,6 +114,9 @@ final class HeldBackResponse extends ServerHttpResponseDecorator {
 
     private synchronized void hold(DataBuffer buffer) {
         try {
+            if (sealed) {
+                return;
+            }
             if (overflowed || body.size() + (long) buffer.readableByteCount() > maxBytes) {
                 overflowed = true;
                 body.reset();
@@ -133,27 +139,37 @@ final class HeldBackResponse extends ServerHttpResponseDecorator {
         headers.remove(HttpHeaders.CONTENT_LENGTH);
     }
 
-    boolean overflowed() {
+    @Override
+    public void seal() {
+        sealed = true;
+    }
+
+    @Override
+    public boolean overflowed() {
         return overflowed;
     }
 
-    int status() {
+    @Override
+    public int status() {
         HttpStatusCode held = status;
         return held != null ? held.value() : HttpStatus.OK.value();
     }
 
-    @Nullable String contentType() {
+    @Override
+    public @Nullable String contentType() {
         return headers.getFirst(HttpHeaders.CONTENT_TYPE);
     }
 
     /** The headers the handler set, by name in any letter case. */
-    Map<String, List<String>> heldHeaders() {
+    @Override
+    public Map<String, List<String>> heldHeaders() {
         Map<String, List<String>> held = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         headers.forEach(held::put);
         return held;
     }
 
-    synchronized byte[] content() {
+    @Override
+    public synchronized byte[] content() {
         return body.toByteArray();
     }
 

@@ -1,58 +1,37 @@
 package dev.onceonly.spring.boot.web;
 
+import dev.onceonly.Attempt;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyException;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.IdempotencyScope;
-import dev.onceonly.IdempotentResult;
 import dev.onceonly.LeaseLostException;
 import dev.onceonly.LogFields;
-import dev.onceonly.OutcomeUnknownException;
-import dev.onceonly.StoredResponse;
 import dev.onceonly.http.AsynchronousHandlerException;
 import dev.onceonly.http.Refusal;
-import dev.onceonly.http.RequestOutcome;
-import dev.onceonly.http.ResponseTooLargeException;
+import dev.onceonly.spring.boot.web.IdempotencyProtocol.Answer;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Collections;
 import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * The {@code Idempotency-Key} protocol for Spring MVC.
- *
- * <p>How a request to an idempotent endpoint is handled:
- * <ol>
- *   <li>Parse the key (400 if missing where required, malformed, or sent more than once) and resolve the owner
- *       from authentication.</li>
- *   <li>Read the body (413 beyond the limit; 415 if it has a content coding or an unknown charset) and
- *       fingerprint the request (400 if a JSON body is malformed).</li>
- *   <li>Let the engine run the rest of the chain at most once per (owner, operation, key), with the response
- *       buffered: in transactional mode nothing reaches the client before the transaction has committed.</li>
- *   <li>First execution: send the buffered response as the handler wrote it. Replay: send the stored status,
- *       allow-listed headers and body with {@code Idempotent-Replayed: true}.</li>
- *   <li>A handler that went asynchronous, or in leased mode wrote more than the buffer holds, may have taken
- *       effect: its request and every retry get a 500 problem stored as the key's final outcome, so it never runs
- *       twice.</li>
- *   <li>Refusals become RFC 9457 problems: 422 (or 409) for a reused key, 409 with {@code Retry-After} while the
- *       first request runs, 503 with {@code Retry-After} when the store is unreachable and nothing ran, 401 or
- *       403 without a usable owner, 500 when the response outgrew the buffer in transactional mode (the attempt
- *       rolled back).</li>
- * </ol>
- * The handler of an {@linkplain Idempotent#asynchronous() asynchronous endpoint} gets the request's scope and
- * fingerprint as an {@link AcceptedRequest} and runs outside the engine: it only accepts the operation.
- * Requests to other endpoints pass through untouched; a key on them is ignored. Runs after authentication.
+ * The {@code Idempotency-Key} protocol ({@link IdempotencyProtocol}) for Spring MVC: reads the key, the owner and
+ * the body (a form's fields and parts as the container parsed them), and runs the rest of the chain into a
+ * {@link BufferedResponse} of its own for every attempt. A handler that went asynchronous may have taken effect
+ * where nothing stores it: its key ends with a stored 500. The handler of an
+ * {@linkplain Idempotent#asynchronous() asynchronous endpoint} gets the request's scope and fingerprint as an
+ * {@link AcceptedRequest} and runs outside the engine: it only accepts the operation. Requests to other endpoints
+ * pass through untouched; a key on them is ignored. Runs after authentication.
  */
 public final class IdempotencyKeyFilter extends OncePerRequestFilter {
 
@@ -62,7 +41,6 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
     private final IdempotencyKeyFormat keyFormat;
     private final String headerName;
     private final RequestOwners owners;
-    private final ResponseSnapshots snapshots;
     private final ProblemResponses problems;
     private final OperationResponses operations;
     private final long maxRequestBody;
@@ -77,12 +55,11 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         this.keyFormat = keyFormat;
         this.headerName = headerName;
         this.owners = owners;
-        this.snapshots = snapshots;
         this.problems = problems;
         this.operations = operations;
         this.maxRequestBody = maxRequestBody;
         this.maxBufferedResponse = maxBufferedResponse;
-        this.protocol = new IdempotencyProtocol(listeners);
+        this.protocol = new IdempotencyProtocol(snapshots, maxBufferedResponse, listeners);
     }
 
     @Override
@@ -97,15 +74,13 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         }
         LogFields.Scope fields = LogFields.Scope.NESTED;
         try {
-            IdempotencyKey storedKey;
             IdempotencyScope scope;
             HttpServletRequest forwarded;
             Fingerprint fingerprint;
             try {
                 IdempotencyKey key = keyFormat.parseHeader(keys);
                 // Logged as the engine stores it: with digest-only keys, no log line carries the key itself.
-                storedKey = match.endpoint().engine().keyStorage().stored(key);
-                fields = LogFields.open(operation, storedKey);
+                fields = LogFields.open(operation, match.endpoint().engine().keyStorage().stored(key));
                 scope = IdempotencyScope.of(owners.ownerOf(request), operation, key);
                 // Form and multipart bodies are parsed by the container; their fields and parts are fingerprinted.
                 CachedBodyRequest cached = ServletFingerprints.isParsedByContainer(request)
@@ -114,9 +89,11 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 fingerprint = ServletFingerprints.of(match.endpoint(), request, match.route(),
                         cached == null ? new byte[0] : cached.body(), maxRequestBody);
             } catch (IdempotencyException refused) {
-                if (!refused(refused, operation, false, request, response)) {
+                Refusal refusal = protocol.refusal(refused, operation, false);
+                if (refusal == null) {
                     throw refused;
                 }
+                problems.write(response, refusal.problem(), request.getRequestURI());
                 return;
             }
             if (match.endpoint().asynchronous()) {
@@ -127,124 +104,97 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 chain.doFilter(forwarded, response);
                 return;
             }
-            execute(match.endpoint(), scope, storedKey, fingerprint, forwarded, response, chain);
+            execute(match.endpoint(), scope, fingerprint, forwarded, response, chain);
         } finally {
             fields.close();
         }
     }
 
-    private void execute(IdempotentEndpoint endpoint, IdempotencyScope scope, IdempotencyKey storedKey,
-            Fingerprint fingerprint, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+    private void execute(IdempotentEndpoint endpoint, IdempotencyScope scope, Fingerprint fingerprint,
+            HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        // The buffer of the handler's last run, or the final problem that replaced it
-        AtomicReference<@Nullable BufferedResponse> answer = new AtomicReference<>();
-        AtomicBoolean started = new AtomicBoolean();
-        IdempotentResult<StoredResponse> result;
-        try {
-            result = endpoint.engine().execute(scope, fingerprint, snapshots.codec(scope.operation()), attempt -> {
-                // A buffer of its own for every run: the engine runs the work again when a write-once attempt
-                // rolled back on meeting a record (issue 39: a second run wrote after the first's bytes, and both
-                // bodies were stored and replayed).
-                BufferedResponse buffer = new BufferedResponse(response, problems, maxBufferedResponse);
-                answer.set(buffer);
-                started.set(true);
-                request.setAttribute(FilterArgumentResolver.ATTEMPT_ATTRIBUTE, attempt);
-                try {
-                    chain.doFilter(request, buffer);
-                } catch (ServletException e) {
-                    if (e.getCause() instanceof LeaseLostException lost) {
-                        // The handler stopped on a lost lease (Attempt.ensureLeaseHeld), which MVC wraps: the
-                        // engine answers with what the attempt that took over stores.
-                        throw lost;
-                    }
-                    requireWithinBound(request, buffer, answer);
-                    throw e;
-                } catch (IOException | RuntimeException e) {
-                    // A write over the bound fails inside the handler; what it threw then is only the symptom.
-                    requireWithinBound(request, buffer, answer);
-                    throw e;
+        switch (protocol.execute(endpoint, scope, fingerprint, new ServletHandler(scope.operation(), request, response,
+                chain))) {
+            case Answer.Send<BufferedResponse> send -> {
+                if (send.stored() != null) {
+                    LogFields.outcome(false, send.stored().resourceId());
                 }
+                send.response().sendToClient();
                 if (request.isAsyncStarted()) {
-                    log.error("The handler of operation={} answered asynchronously; idempotent handlers must answer "
-                            + "synchronously. Its key is answered with a stored 500 from now on.", scope.operation());
-                    AsynchronousHandlerException asynchronous = AsynchronousHandlerException.of(scope.operation());
-                    throw OutcomeUnknownException.storing(asynchronous.getMessage(),
-                            finalProblem(asynchronous, request, buffer, answer));
+                    // The client has its answer; whatever the asynchronous work writes later is dropped with the
+                    // buffer.
+                    request.getAsyncContext().complete();
                 }
-                requireWithinBound(request, buffer, answer);
-                return snapshots.capture(buffer);
-            });
-        } catch (OutcomeUnknownException e) {
-            Objects.requireNonNull(answer.get(), "the handler's buffer").sendToClient();
-            if (request.isAsyncStarted()) {
-                // The client has its answer; whatever the asynchronous work writes later is dropped with the buffer.
-                request.getAsyncContext().complete();
             }
-            protocol.notify(scope.operation(), RequestOutcome.ERROR);
-            return;
-        } catch (IOException | ServletException | RuntimeException | Error e) {
-            if (!refused(e, scope.operation(), started.get(), request, response)) {
-                throw e;
+            case Answer.Replay<BufferedResponse> replay -> {
+                LogFields.outcome(true, replay.stored().resourceId());
+                ResponseSnapshots.replay(replay.stored(), response);
             }
-            return;
-        } catch (Exception unexpected) {
-            protocol.notify(scope.operation(), RequestOutcome.ERROR);
-            throw new ServletException(unexpected);
-        }
-        StoredResponse stored = result.value();
-        LogFields.outcome(result.replayed(), stored.resourceId());
-        BufferedResponse ran = answer.get();
-        if (result.replayed() || ran == null) {
-            // Also an outcome the engine stored without running the work (attempts exhausted by crashes)
-            ResponseSnapshots.replay(stored, response);
-            protocol.notify(scope.operation(), RequestOutcome.REPLAYED);
-        } else {
-            ran.sendToClient();
-            protocol.notify(scope.operation(), RequestOutcome.EXECUTED);
-        }
-        log.debug("Idempotent request: operation={} key={} replayed={} status={}", scope.operation(), storedKey,
-                result.replayed(), stored.status());
-    }
-
-    /**
-     * Reports a response over the bound. In transactional mode the attempt rolls back, so nothing took effect. In
-     * leased mode the handler may have taken effect (a payment call), so its key is never released for a re-run:
-     * the 500 is stored as its final outcome. The engine tells which.
-     */
-    private void requireWithinBound(HttpServletRequest request, BufferedResponse buffer,
-            AtomicReference<@Nullable BufferedResponse> answer) throws IOException {
-        try {
-            buffer.checkWithinBound();
-        } catch (ResponseTooLargeException tooLarge) {
-            throw OutcomeUnknownException.unlessRolledBack(tooLarge, "the response outgrew "
-                    + "onceonly.http.max-buffered-response (" + maxBufferedResponse + " bytes)",
-                    finalProblem(tooLarge, request, buffer, answer));
+            case Answer.Refuse<BufferedResponse> refuse ->
+                    problems.write(response, refuse.refusal().problem(), request.getRequestURI());
+            case Answer.Fail<BufferedResponse> fail -> {
+                switch (fail.failure()) {
+                    case IOException e -> throw e;
+                    case ServletException e -> throw e;
+                    case RuntimeException e -> throw e;
+                    case Error e -> throw e;
+                    case Throwable e -> throw new ServletException(e);
+                }
+            }
         }
     }
 
-    /**
-     * The outcome of a handler that may have taken effect but has no response to store (it went asynchronous, or
-     * outgrew the buffer): {@code problem}, to store as the key's final outcome so that it never runs twice. The
-     * handler's buffer is sealed first, since an asynchronous handler's thread may still write into it, and the
-     * problem is written into a buffer of its own, which becomes the {@code answer}.
-     */
-    private StoredResponse finalProblem(IdempotencyException problem, HttpServletRequest request,
-            BufferedResponse buffer, AtomicReference<@Nullable BufferedResponse> answer) throws IOException {
-        buffer.seal();
-        BufferedResponse problemResponse = new BufferedResponse((HttpServletResponse) buffer.getResponse(), problems,
-                maxBufferedResponse);
-        problems.write(problemResponse, problem, request.getRequestURI());
-        answer.set(problemResponse);
-        return snapshots.capture(problemResponse);
-    }
+    /** Runs the rest of the chain into a buffer of its own for every attempt. */
+    private final class ServletHandler implements IdempotencyProtocol.Handler<BufferedResponse> {
 
-    /** Answers the refusal {@code failure} is; {@code false} when it is none (the handler's own), to throw on. */
-    private boolean refused(Throwable failure, String operation, boolean started, HttpServletRequest request,
-            HttpServletResponse response) throws IOException {
-        Refusal refusal = protocol.refusal(failure, operation, started);
-        if (refusal != null) {
-            problems.write(response, refusal.problem(), request.getRequestURI());
+        private final String operation;
+        private final HttpServletRequest request;
+        private final HttpServletResponse response;
+        private final FilterChain chain;
+
+        ServletHandler(String operation, HttpServletRequest request, HttpServletResponse response,
+                FilterChain chain) {
+            this.operation = operation;
+            this.request = request;
+            this.response = response;
+            this.chain = chain;
         }
-        return refusal != null;
+
+        @Override
+        public BufferedResponse newResponse() {
+            return new BufferedResponse(response, problems, maxBufferedResponse);
+        }
+
+        @Override
+        public void run(Attempt attempt, BufferedResponse buffer) throws Exception {
+            request.setAttribute(FilterArgumentResolver.ATTEMPT_ATTRIBUTE, attempt);
+            try {
+                chain.doFilter(request, buffer);
+            } catch (ServletException e) {
+                // MVC wraps what a handler throws, a lost lease too (Attempt.ensureLeaseHeld)
+                throw e.getCause() instanceof LeaseLostException lost ? lost : e;
+            }
+        }
+
+        @Override
+        public @Nullable IdempotencyException escaped(Attempt attempt, BufferedResponse buffer) {
+            if (!request.isAsyncStarted()) {
+                return null;
+            }
+            log.error("The handler of operation={} answered asynchronously; idempotent handlers must answer "
+                    + "synchronously. Its key is answered with a stored 500 from now on.", operation);
+            return AsynchronousHandlerException.of(operation);
+        }
+
+        @Override
+        public BufferedResponse problemResponse(IdempotencyException problem) {
+            BufferedResponse problemResponse = newResponse();
+            try {
+                problems.write(problemResponse, problem, request.getRequestURI());
+            } catch (IOException cannotHappen) {
+                throw new UncheckedIOException("A buffer in memory does not fail", cannotHappen);
+            }
+            return problemResponse;
+        }
     }
 }

@@ -9,29 +9,21 @@ import dev.onceonly.IdempotencyKeyReusedException;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotentResult;
 import dev.onceonly.InvalidIdempotencyKeyException;
-import dev.onceonly.LeaseLostException;
-import dev.onceonly.OutcomeCodec;
-import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.http.HandlerLeftTransactionException;
 import dev.onceonly.http.OwnerUnresolvableException;
 import dev.onceonly.http.Owners;
-import dev.onceonly.http.Refusal;
 import dev.onceonly.http.RequestBodyTooLargeException;
 import dev.onceonly.http.RequestOutcome;
-import dev.onceonly.http.ResponseTooLargeException;
 import dev.onceonly.http.ServerBusyException;
+import dev.onceonly.spring.boot.web.IdempotencyProtocol.Answer;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,7 +88,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         this.problems = problems;
         this.maxRequestBody = maxRequestBody;
         this.maxBufferedResponse = maxBufferedResponse;
-        this.protocol = new IdempotencyProtocol(listeners);
+        this.protocol = new IdempotencyProtocol(snapshots, maxBufferedResponse, listeners);
         this.scheduler = scheduler;
         this.order = order;
     }
@@ -124,7 +116,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         try {
             key = keyFormat.parseHeader(keys);
         } catch (InvalidIdempotencyKeyException e) {
-            return refuse(e, operation, false, exchange);
+            return refuse(e, operation, exchange);
         }
         // Refusals of the request itself, before anything ran; the handler's own exceptions are not among them.
         return owner(exchange).zipWith(body(request)).map(ownerAndBody -> {
@@ -140,7 +132,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
                 .flatMap(prepared -> execute(endpoint, prepared.scope(), prepared.fingerprint(),
                         ReplayedBodyRequest.exchange(exchange, prepared.body(), prepared.form(), maxRequestBody),
                         chain))
-                .onErrorResume(RefusedRequest.class, refused -> refuse(refused.refusal, operation, false, exchange));
+                .onErrorResume(RefusedRequest.class, refused -> refuse(refused.refusal, operation, exchange));
     }
 
     /** A request ready to execute: its scope, its fingerprint and the body they were read from. */
@@ -189,34 +181,37 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     private Mono<Void> execute(IdempotentEndpoint endpoint, IdempotencyScope scope, Fingerprint fingerprint,
             ServerWebExchange exchange, WebFilterChain chain) {
         String operation = scope.operation();
-        OutcomeCodec<StoredResponse> codec = snapshots.codec(operation);
         Optional<IdempotentResult<StoredResponse>> remembered;
         try {
-            remembered = endpoint.engine().replayFromMemory(scope, fingerprint, codec);
+            remembered = endpoint.engine().replayFromMemory(scope, fingerprint, snapshots.codec(operation));
         } catch (IdempotencyKeyReusedException e) {
-            return refuse(e, operation, false, exchange);
+            return refuse(e, operation, exchange);
         }
         if (remembered.isPresent()) {
-            return send(exchange, remembered.get(), null, operation);
+            protocol.notify(operation, RequestOutcome.REPLAYED);
+            return replay(exchange.getResponse(), remembered.get().value());
         }
-        AtomicBoolean started = new AtomicBoolean();
-        // The handler's held-back response of the last attempt, and the final problem that replaced it, if any
-        AtomicReference<HeldBackResponse> held = new AtomicReference<>();
-        AtomicReference<ProblemResponses.Rendered> finalProblem = new AtomicReference<>();
         return awaitAttemptRunningHere(endpoint, scope)
-                .then(Mono.deferContextual(context -> detached(() -> endpoint.engine().execute(scope, fingerprint,
-                        codec, attempt -> {
-                            started.set(true);
-                            HeldBackResponse response = new HeldBackResponse(exchange.getResponse(),
-                                    maxBufferedResponse);
-                            held.set(response);
-                            runHandler(operation, exchange.mutate().response(response).build(), chain,
-                                    attempt, context, response, finalProblem);
-                            return snapshots.capture(response.status(), response.contentType(),
-                                    response.heldHeaders(), response.content());
-                        }))))
-                .flatMap(result -> send(exchange, result, held.get(), operation))
-                .onErrorResume(e -> failed(e, operation, exchange, started.get(), held.get(), finalProblem.get()));
+                .then(Mono.deferContextual(context -> detached(() -> protocol.execute(endpoint, scope, fingerprint,
+                        new ReactiveHandler(operation, exchange, chain, context)))))
+                // Nothing ran: a duplicate that waited too long here, or a scheduler too busy to take the attempt
+                .onErrorResume(e -> Mono.just(protocol.answerTo(e, operation, false)))
+                .flatMap(answer -> answer(exchange, answer));
+    }
+
+    private Mono<Void> answer(ServerWebExchange exchange, Answer<HeldBackResponse> answer) {
+        return switch (answer) {
+            case Answer.Send<HeldBackResponse> send -> send.response().sendToClient();
+            case Answer.Replay<HeldBackResponse> replay -> replay(exchange.getResponse(), replay.stored());
+            case Answer.Refuse<HeldBackResponse> refuse -> write(exchange.getResponse(),
+                    problems.render(refuse.refusal().problem(), exchange.getRequest().getPath().value()));
+            case Answer.Fail<HeldBackResponse> fail -> Mono.error(fail.failure());
+        };
+    }
+
+    /** Answers the refusal {@code failure} is, before anything ran, or signals it on when it is none. */
+    private Mono<Void> refuse(Throwable failure, String operation, ServerWebExchange exchange) {
+        return answer(exchange, protocol.answerTo(failure, operation, false));
     }
 
     /**
@@ -254,52 +249,80 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     }
 
     /**
-     * Runs the rest of the chain for one attempt, on this thread and with the request's Reactor context: in
+     * Runs the rest of the chain for each attempt, on the attempt's thread and with the request's Reactor context: in
      * transactional mode this thread holds the transaction, which the handler's blocking calls join as long as it
      * completes here. Errors Spring answers with a status ({@link ErrorResponse}) become that response, as the
      * servlet dispatcher answers them inside the filter.
      */
-    private void runHandler(String operation, ServerWebExchange attemptExchange,
-            WebFilterChain chain, Attempt attempt, ContextView context, HeldBackResponse response,
-            AtomicReference<ProblemResponses.Rendered> finalProblem) throws Exception {
-        attemptExchange.getAttributes().put(ATTEMPT_ATTRIBUTE, attempt);
-        Thread attemptThread = Thread.currentThread();
-        AtomicReference<Thread> endedOn = new AtomicReference<>();
-        RuntimeException failure = null;
-        try {
-            // Spring's chain defers each filter, so one that throws still signals its error here, on this thread.
-            chain.filter(attemptExchange)
-                    .onErrorResume(e -> e instanceof ErrorResponse, e -> writeErrorResponse(response, (ErrorResponse) e))
-                    .then(Mono.defer(response::commit))
-                    .doOnEach(signal -> {
-                        if (signal.isOnComplete() || signal.isOnError()) {
-                            endedOn.set(Thread.currentThread());
-                        }
-                    })
-                    .contextWrite(context).block();
-        } catch (RuntimeException e) {
-            failure = e;
+    private final class ReactiveHandler implements IdempotencyProtocol.Handler<HeldBackResponse> {
+
+        private final String operation;
+        private final ServerWebExchange exchange;
+        private final WebFilterChain chain;
+        private final ContextView context;
+        /** The thread the last run's handler ended on */
+        private volatile @Nullable Thread endedOn;
+
+        ReactiveHandler(String operation, ServerWebExchange exchange, WebFilterChain chain, ContextView context) {
+            this.operation = operation;
+            this.exchange = exchange;
+            this.chain = chain;
+            this.context = context;
         }
-        if (attempt.isTransactional() && endedOn.get() != attemptThread) {
-            // Its work went on elsewhere, where blocking calls commit on their own: it may have taken effect outside
-            // the transaction, so it must never run again for this key, whether it failed or not.
+
+        @Override
+        public HeldBackResponse newResponse() {
+            return new HeldBackResponse(exchange.getResponse(), maxBufferedResponse);
+        }
+
+        @Override
+        public void run(Attempt attempt, HeldBackResponse response) throws Exception {
+            ServerWebExchange attemptExchange = exchange.mutate().response(response).build();
+            attemptExchange.getAttributes().put(ATTEMPT_ATTRIBUTE, attempt);
+            endedOn = null;
+            try {
+                // Spring's chain defers each filter, so one that throws still signals its error here, on this thread.
+                chain.filter(attemptExchange)
+                        .onErrorResume(e -> e instanceof ErrorResponse,
+                                e -> writeErrorResponse(response, (ErrorResponse) e))
+                        .then(Mono.defer(response::commit))
+                        .doOnEach(signal -> {
+                            if (signal.isOnComplete() || signal.isOnError()) {
+                                endedOn = Thread.currentThread();
+                            }
+                        })
+                        .contextWrite(context).block();
+            } catch (RuntimeException e) {
+                throw Exceptions.unwrap(e) instanceof Exception cause ? cause : e;
+            }
+        }
+
+        /**
+         * A transactional handler whose work went on elsewhere, where blocking calls commit on their own, may have
+         * taken effect outside the transaction: it must never run again for this key, whether it failed or not.
+         */
+        @Override
+        public @Nullable IdempotencyException escaped(Attempt attempt, HeldBackResponse response) {
+            Thread ended = endedOn;
+            if (!attempt.isTransactional() || ended == Thread.currentThread()) {
+                return null;
+            }
             log.error("The handler of operation={} ended on {}, not on the thread of its transaction: what it wrote "
                     + "there is not part of it. Keep its blocking calls where it is subscribed, or make the endpoint "
                     + "leased. Its key is answered with a stored 500 from now on.", operation,
-                    endedOn.get() == null ? "no thread" : endedOn.get().getName());
-            HandlerLeftTransactionException left = HandlerLeftTransactionException.of(operation);
-            throw OutcomeUnknownException.storing(left.getMessage(),
-                    finalProblem(left, attemptExchange, finalProblem));
+                    ended == null ? "no thread" : ended.getName());
+            return HandlerLeftTransactionException.of(operation);
         }
-        if (failure != null) {
-            Throwable cause = Exceptions.unwrap(failure);
-            if (cause instanceof LeaseLostException lost) {
-                throw lost;
-            }
-            requireWithinBound(response, attemptExchange, finalProblem);
-            throw cause instanceof Exception exception ? exception : failure;
+
+        @Override
+        public HeldBackResponse problemResponse(IdempotencyException problem) {
+            ProblemResponses.Rendered rendered = problems.render(problem, exchange.getRequest().getPath().value());
+            HeldBackResponse response = newResponse();
+            response.setStatusCode(HttpStatusCode.valueOf(rendered.status()));
+            rendered.headers().forEach(response.getHeaders()::set);
+            response.writeWith(Mono.just(response.bufferFactory().wrap(rendered.body()))).block();
+            return response;
         }
-        requireWithinBound(response, attemptExchange, finalProblem);
     }
 
     /**
@@ -316,69 +339,13 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(rendered.body())));
     }
 
-    /** As {@link IdempotencyKeyFilter}: too large is rolled back in transactional mode, final in leased mode. */
-    private void requireWithinBound(HeldBackResponse response, ServerWebExchange exchange,
-            AtomicReference<ProblemResponses.Rendered> finalProblem) {
-        if (response.overflowed()) {
-            ResponseTooLargeException tooLarge = ResponseTooLargeException.of(maxBufferedResponse);
-            throw OutcomeUnknownException.unlessRolledBack(tooLarge, "the response outgrew "
-                    + "onceonly.http.max-buffered-response (" + maxBufferedResponse + " bytes)",
-                    finalProblem(tooLarge, exchange, finalProblem));
-        }
-    }
-
-    /**
-     * The outcome of a handler that may have taken effect but has no response to store: {@code problem}, to store
-     * as the key's final outcome so that it never runs twice, and to send instead of the handler's response.
-     */
-    private StoredResponse finalProblem(IdempotencyException problem, ServerWebExchange exchange,
-            AtomicReference<ProblemResponses.Rendered> finalProblem) {
-        ProblemResponses.Rendered rendered = problems.render(problem, exchange.getRequest().getPath().value());
-        finalProblem.set(rendered);
-        Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        rendered.headers().forEach((name, value) -> headers.put(name, List.of(value)));
-        return snapshots.capture(rendered.status(), rendered.headers().get(HttpHeaders.CONTENT_TYPE), headers,
-                rendered.body());
-    }
-
-    private Mono<Void> failed(Throwable e, String operation, ServerWebExchange exchange, boolean started,
-            @Nullable HeldBackResponse held, ProblemResponses.@Nullable Rendered finalProblem) {
-        if (e instanceof OutcomeUnknownException unknown) {
-            protocol.notify(operation, RequestOutcome.ERROR);
-            if (finalProblem != null) {
-                return write(exchange.getResponse(), finalProblem);
-            }
-            return held != null ? held.sendToClient() : Mono.error(unknown);
-        }
-        return refuse(e, operation, started, exchange);
-    }
-
-    private Mono<Void> send(ServerWebExchange exchange, IdempotentResult<StoredResponse> result,
-            @Nullable HeldBackResponse held, String operation) {
-        StoredResponse stored = result.value();
-        log.debug("Idempotent request: operation={} replayed={} status={}", operation, result.replayed(),
-                stored.status());
-        if (!result.replayed() && held != null) {
-            protocol.notify(operation, RequestOutcome.EXECUTED);
-            return held.sendToClient();
-        }
-        protocol.notify(operation, RequestOutcome.REPLAYED);
-        ServerHttpResponse response = exchange.getResponse();
+    /** Writes a stored outcome, marked as replayed. */
+    private static Mono<Void> replay(ServerHttpResponse response, StoredResponse stored) {
         response.setStatusCode(HttpStatusCode.valueOf(stored.status()));
         HttpHeaders headers = response.getHeaders();
         ResponseSnapshots.replayHeaders(stored, headers::set, headers::add);
         headers.set(ResponseSnapshots.REPLAYED_HEADER, "true");
         return HeldBackResponse.write(response, stored.status(), stored.body());
-    }
-
-    /** Answers the refusal {@code failure} is, or signals it on when it is none (the handler's own). */
-    private Mono<Void> refuse(Throwable failure, String operation, boolean started, ServerWebExchange exchange) {
-        Refusal refusal = protocol.refusal(failure, operation, started);
-        if (refusal == null) {
-            return Mono.error(failure);
-        }
-        return write(exchange.getResponse(), problems.render(refusal.problem(),
-                exchange.getRequest().getPath().value()));
     }
 
     private static Mono<Void> write(ServerHttpResponse response, ProblemResponses.Rendered problem) {

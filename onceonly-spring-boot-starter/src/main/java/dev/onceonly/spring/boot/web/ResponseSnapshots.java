@@ -62,29 +62,19 @@ final class ResponseSnapshots {
                 http.maxResponseBody().toBytes());
     }
 
-    /** The response as the handler left it in the buffer, all of it, without headers of filters before ours. */
-    StoredResponse capture(BufferedResponse response) {
-        Map<String, List<String>> held = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        for (String name : response.heldHeaderNames()) {
-            held.put(name, response.heldHeaders(name));
-        }
-        return capture(response.getStatus(), response.getContentType(), held, response.content());
-    }
-
     /**
-     * A response as the handler wrote it, on any server.
-     *
-     * @param contentType its content type, if it has one
-     * @param heldHeaders the headers the handler set, by name in any letter case; the content type's is ignored
+     * The response as the handler left it, all of it, on any server: its content type, and of the headers it set
+     * those replayed.
      */
-    StoredResponse capture(int status, @Nullable String contentType, Map<String, List<String>> heldHeaders,
-            byte[] body) {
+    StoredResponse capture(IdempotencyProtocol.HeldResponse response) {
+        String contentType = response.contentType();
+        byte[] body = response.content();
         Map<String, List<String>> headers = new LinkedHashMap<>();
         if (contentType != null) {
             headers.put("Content-Type", List.of(contentType));
         }
         String location = null;
-        for (Map.Entry<String, List<String>> header : new TreeMap<>(heldHeaders).entrySet()) {
+        for (Map.Entry<String, List<String>> header : new TreeMap<>(response.heldHeaders()).entrySet()) {
             String name = header.getKey();
             if (name.equalsIgnoreCase("Location") && !header.getValue().isEmpty()) {
                 location = header.getValue().getFirst();
@@ -93,7 +83,7 @@ final class ResponseSnapshots {
                 headers.put(name, header.getValue());
             }
         }
-        return StoredResponse.of(status, headers, body, resourceId(location));
+        return StoredResponse.of(response.status(), headers, body, resourceId(location));
     }
 
     /**

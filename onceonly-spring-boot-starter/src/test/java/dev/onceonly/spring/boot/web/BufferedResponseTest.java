@@ -85,7 +85,7 @@ class BufferedResponseTest {
 
         buffered.sendError(409);
 
-        assertThat(buffered.heldHeaderNames()).containsOnly("X-Request-Id");
+        assertThat(buffered.heldHeaders().keySet()).containsOnly("X-Request-Id");
     }
 
     // Issue 8 (hardening)
@@ -114,7 +114,7 @@ class BufferedResponseTest {
         assertThat(client.getHeaderNames()).containsOnly("Access-Control-Allow-Origin");
         assertThat(client.getCookies()).isEmpty();
         assertThat(buffered.getHeader("Access-Control-Allow-Origin")).isEqualTo("https://shop.example");
-        assertThat(buffered.heldHeaderNames()).containsOnly("Location", "Vary");
+        assertThat(buffered.heldHeaders().keySet()).containsOnly("Location", "Vary");
 
         buffered.sendToClient();
 

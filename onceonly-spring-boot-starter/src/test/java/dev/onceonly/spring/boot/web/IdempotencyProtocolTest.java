@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 class IdempotencyProtocolTest {
 
     private final List<RequestOutcome> said = new ArrayList<>();
-    private final IdempotencyProtocol protocol = new IdempotencyProtocol(List.of((operation, outcome) -> {
+    private final IdempotencyProtocol protocol = new IdempotencyProtocol(new ResponseSnapshots(List.of(), List.of(),
+            1 << 20), 1 << 20, List.of((operation, outcome) -> {
         assertThat(operation).isEqualTo("create-order");
         said.add(outcome);
     }));
