@@ -11,7 +11,8 @@ public final class IdempotencyKeyReusedException extends IdempotencyException {
     private IdempotencyKeyReusedException(IdempotencyScope scope) {
         // The message becomes the problem's detail, which the client reads: it names no key (the client knows its
         // own, and a stored digest would let whoever holds a copy of the table test guessed keys).
-        super("This Idempotency-Key of operation '" + scope.operation() + "' was already used with a different "
+        // Said of a key whatever carried it (a header, a method's parameter, a message's id).
+        super("This idempotency key of operation '" + scope.operation() + "' was already used with a different "
                 + "request", false);
         this.scope = scope;
     }

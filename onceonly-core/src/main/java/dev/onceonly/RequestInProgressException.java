@@ -13,7 +13,7 @@ public final class RequestInProgressException extends IdempotencyException {
 
     private RequestInProgressException(IdempotencyScope scope, Duration retryAfter) {
         // Names no key, as IdempotencyKeyReusedException explains.
-        super("A request with this Idempotency-Key of operation '" + scope.operation() + "' is still in progress",
+        super("A request with this idempotency key of operation '" + scope.operation() + "' is still in progress",
                 false);
         this.scope = scope;
         this.retryAfter = retryAfter;

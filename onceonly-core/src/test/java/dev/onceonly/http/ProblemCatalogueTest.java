@@ -27,7 +27,7 @@ class ProblemCatalogueTest {
 
         assertThat(reused.status()).isEqualTo(422);
         assertThat(reused.type()).isEqualTo(URI.create("https://example.com/problems/idempotency-key-reused"));
-        assertThat(reused.title()).isEqualTo("Idempotency-Key reused with a different request");
+        assertThat(reused.title()).isEqualTo("Idempotency key reused with a different request");
         assertThat(reused.headers()).containsEntry("Content-Type", "application/problem+json")
                 .containsEntry("Cache-Control", "no-store").doesNotContainKey("Retry-After");
     }

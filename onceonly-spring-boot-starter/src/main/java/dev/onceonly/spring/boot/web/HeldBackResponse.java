@@ -191,6 +191,13 @@ final class HeldBackResponse extends ServerHttpResponseDecorator implements Idem
         return write(client, status(), content());
     }
 
+    /** A problem as the whole response. */
+    static Mono<Void> write(ServerHttpResponse response, ProblemResponses.Rendered problem) {
+        response.setStatusCode(HttpStatusCode.valueOf(problem.status()));
+        problem.headers().forEach(response.getHeaders()::set);
+        return write(response, problem.status(), problem.body());
+    }
+
     /** The body as the whole response; no {@code Content-Length} where the status allows no body. */
     static Mono<Void> write(ServerHttpResponse response, int status, byte[] body) {
         if (status == HttpStatus.NO_CONTENT.value() || status == HttpStatus.NOT_MODIFIED.value()) {

@@ -133,6 +133,13 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             case Answer.Refuse<BufferedResponse> refuse ->
                     problems.write(response, refuse.refusal().problem(), request.getRequestURI());
             case Answer.Fail<BufferedResponse> fail -> {
+                IdempotencyException callerProblem = IdempotencyProtocol.callerProblem(fail.failure());
+                if (callerProblem != null) {
+                    // An idempotent call of the handler's, answered as CallerProblemResolver answers it outside an
+                    // attempt; nothing was stored, so a retry runs the handler again.
+                    problems.write(response, callerProblem, request.getRequestURI());
+                    return;
+                }
                 switch (fail.failure()) {
                     case IOException e -> throw e;
                     case ServletException e -> throw e;

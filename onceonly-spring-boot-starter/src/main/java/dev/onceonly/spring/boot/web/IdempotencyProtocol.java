@@ -13,6 +13,7 @@ import dev.onceonly.http.RequestOutcome;
 import dev.onceonly.http.ResponseTooLargeException;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -46,6 +47,8 @@ import org.slf4j.LoggerFactory;
 final class IdempotencyProtocol {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyProtocol.class);
+    private static final Set<String> CALLER_PROBLEMS = Set.of("idempotency-key-reused", "request-in-progress",
+            "idempotency-store-unavailable", "authentication-required");
 
     private final ResponseSnapshots snapshots;
     private final long maxBufferedResponse;
@@ -236,6 +239,22 @@ final class IdempotencyProtocol {
         Refusal refusal = Refusal.of(failure, operation, handlerStarted);
         notify(operation, refusal == null ? RequestOutcome.ERROR : refusal.outcome());
         return refusal;
+    }
+
+    /**
+     * What an idempotent call the handler made ({@link dev.onceonly.spring.boot.method.IdempotentMethod}) threw and
+     * its caller can act on, answered with the same problem as a request of the protocol's: a key reused with other
+     * arguments (422 or 409), a first call still running (409 with {@code Retry-After}), an unreachable store (503
+     * with {@code Retry-After}), a call that needs an owner (401). {@code null} for anything else, such as a call
+     * that cannot be replayed, which is the application's failure.
+     */
+    static @Nullable IdempotencyException callerProblem(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof IdempotencyException problem && CALLER_PROBLEMS.contains(problem.problemType())) {
+                return problem;
+            }
+        }
+        return null;
     }
 
     /** Tells the listeners how a request of {@code operation} ended. */

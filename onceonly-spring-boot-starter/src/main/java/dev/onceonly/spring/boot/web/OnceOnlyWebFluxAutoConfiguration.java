@@ -15,12 +15,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.web.reactive.config.WebFluxConfigurer;
 import org.springframework.web.reactive.result.method.annotation.ArgumentResolverConfigurer;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The {@code Idempotency-Key} protocol for WebFlux: the web filter, its endpoints, owner resolution and the
@@ -31,6 +31,7 @@ import tools.jackson.databind.json.JsonMapper;
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass(RequestMappingHandlerMapping.class)
 @ConditionalOnBean(IdempotencyEngine.class)
+@Import(WebProblemsConfiguration.class)
 public class OnceOnlyWebFluxAutoConfiguration {
 
     /**
@@ -60,15 +61,21 @@ public class OnceOnlyWebFluxAutoConfiguration {
                 Schedulers.DEFAULT_BOUNDED_ELASTIC_QUEUESIZE, "onceonly-http");
     }
 
+    /** What an idempotent call of a handler threw, answered as the protocol's problem rather than a 500. */
+    @Bean
+    ReactiveCallerProblemHandler onceOnlyCallerProblemHandler(ProblemResponses problems) {
+        return new ReactiveCallerProblemHandler(problems);
+    }
+
     @Bean
     @ConditionalOnMissingBean
     ReactiveIdempotencyKeyFilter reactiveIdempotencyKeyFilter(ReactiveIdempotentEndpoints endpoints,
-            IdempotencyKeyFormat keyFormat, ReactiveIdempotencyOwnerResolver ownerResolver, IdempotencyEngine engine,
-            OnceOnlyProperties properties, ObjectProvider<IdempotencyListener> listeners,
-            ObjectProvider<JsonMapper> json, @Qualifier(SCHEDULER) Scheduler scheduler) {
+            IdempotencyKeyFormat keyFormat, ReactiveIdempotencyOwnerResolver ownerResolver,
+            OnceOnlyProperties properties, ObjectProvider<IdempotencyListener> listeners, ProblemResponses problems,
+            @Qualifier(SCHEDULER) Scheduler scheduler) {
         OnceOnlyProperties.Http http = properties.http();
         return new ReactiveIdempotencyKeyFilter(endpoints, keyFormat, properties.key().headerName(), ownerResolver,
-                http.allowAnonymous(), ResponseSnapshots.of(http), ProblemResponses.of(properties, engine, json),
+                http.allowAnonymous(), ResponseSnapshots.of(http), problems,
                 http.maxRequestBody().toBytes(), http.maxBufferedResponse().toBytes(),
                 listeners.orderedStream().toList(), scheduler, FILTER_ORDER);
     }

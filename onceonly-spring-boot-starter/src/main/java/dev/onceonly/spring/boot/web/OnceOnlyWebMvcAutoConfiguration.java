@@ -20,6 +20,7 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.servlet.HandlerMapping;
@@ -37,6 +38,7 @@ import tools.jackson.databind.json.JsonMapper;
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(RequestMappingHandlerMapping.class)
 @ConditionalOnBean(IdempotencyEngine.class)
+@Import(WebProblemsConfiguration.class)
 public class OnceOnlyWebMvcAutoConfiguration {
 
     /**
@@ -66,10 +68,10 @@ public class OnceOnlyWebMvcAutoConfiguration {
      * rules: each piece is made once, here, and shared.
      */
 
+    /** What an idempotent call of a handler threw, answered as the protocol's problem rather than a 500. */
     @Bean
-    ProblemResponses onceOnlyProblemResponses(OnceOnlyProperties properties, IdempotencyEngine engine,
-            ObjectProvider<JsonMapper> json) {
-        return ProblemResponses.of(properties, engine, json);
+    CallerProblemResolver onceOnlyCallerProblemResolver(ProblemResponses problems) {
+        return new CallerProblemResolver(problems);
     }
 
     @Bean

@@ -203,7 +203,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         return switch (answer) {
             case Answer.Send<HeldBackResponse> send -> send.response().sendToClient();
             case Answer.Replay<HeldBackResponse> replay -> replay(exchange.getResponse(), replay.stored());
-            case Answer.Refuse<HeldBackResponse> refuse -> write(exchange.getResponse(),
+            case Answer.Refuse<HeldBackResponse> refuse -> HeldBackResponse.write(exchange.getResponse(),
                     problems.render(refuse.refusal().problem(), exchange.getRequest().getPath().value()));
             case Answer.Fail<HeldBackResponse> fail -> Mono.error(fail.failure());
         };
@@ -346,12 +346,6 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         ResponseSnapshots.replayHeaders(stored, headers::set, headers::add);
         headers.set(ResponseSnapshots.REPLAYED_HEADER, "true");
         return HeldBackResponse.write(response, stored.status(), stored.body());
-    }
-
-    private static Mono<Void> write(ServerHttpResponse response, ProblemResponses.Rendered problem) {
-        response.setStatusCode(HttpStatusCode.valueOf(problem.status()));
-        problem.headers().forEach(response.getHeaders()::set);
-        return HeldBackResponse.write(response, problem.status(), problem.body());
     }
 
 }
