@@ -154,4 +154,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         }
         return new RecordStatistics(byState, oldestProcessing, expired, abandoned);
     }
+
+    @Override
+    public String toString() {
+        return "InMemoryIdempotencyStore";
+    }
 }

@@ -105,6 +105,15 @@ public class OnceOnlyAutoConfiguration {
         return builder.build();
     }
 
+    /** Says once what was decided, and shows it on the actuator endpoint: no choice is silent. */
+    @Bean
+    OnceOnlySetup onceOnlySetup(IdempotencyEngine engine, ObjectProvider<IdempotencyStore> store,
+            ObjectProvider<EncryptionKeys> encryption) {
+        IdempotencyStore own = store.getIfUnique();
+        return new OnceOnlySetup(own == null ? "of the application's engine" : own.toString(), engine.mode(),
+                encryption.getIfAvailable() != null);
+    }
+
     @Bean
     IdempotentPlacementCheck idempotentPlacementCheck(ApplicationContext context) {
         return new IdempotentPlacementCheck(context);

@@ -3,6 +3,7 @@ package dev.onceonly.spring.boot.admin;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
+import dev.onceonly.spring.boot.OnceOnlySetup;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -23,8 +24,8 @@ public class OnceOnlyAdminAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint
-    OnceOnlyEndpoint onceOnlyEndpoint(IdempotencyEngine engine, OnceOnlyProperties properties) {
-        return new OnceOnlyEndpoint(engine.administration(), properties.admin().role(),
+    OnceOnlyEndpoint onceOnlyEndpoint(IdempotencyEngine engine, OnceOnlySetup setup, OnceOnlyProperties properties) {
+        return new OnceOnlyEndpoint(engine.administration(), setup, properties.admin().role(),
                 properties.http().problemTypeBase());
     }
 }

@@ -5,6 +5,7 @@ import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.RecordAdministration;
+import dev.onceonly.spring.boot.OnceOnlySetup;
 import java.net.URI;
 import java.security.Principal;
 import java.util.List;
@@ -28,6 +29,8 @@ import org.springframework.util.MimeType;
  * 403 to a user without the administrators' role ({@code onceonly.admin.role}, checked as the servlet request's
  * {@code isUserInRole}: with Spring Security, the authority {@code ROLE_} + role), whatever else secures the path.
  * <ul>
+ *   <li>{@code GET} without parameters: the setup as {@link OnceOnlySetup} says it at startup (store, default mode,
+ *       the mode of every endpoint and method, Redis, encryption);</li>
  *   <li>{@code GET ?owner=&operation=&key=}: one record, looked up by the key the client sent (digested first
  *       where only digests are stored), or by {@code storedKey=} instead, the key as stored (a digest the listing
  *       shows); without either, the owner's most recent records of the operation ({@code limit}, default 20, at
@@ -48,6 +51,7 @@ public class OnceOnlyEndpoint {
     private static final MimeType PROBLEM_JSON = MimeType.valueOf("application/problem+json");
 
     private final RecordAdministration records;
+    private final OnceOnlySetup setup;
     private final String role;
     private final URI problemTypeBase;
 
@@ -55,16 +59,23 @@ public class OnceOnlyEndpoint {
      * @param problemTypeBase the base of the problem types, as the HTTP protocol's ({@code
      *     onceonly.http.problem-type-base})
      */
-    public OnceOnlyEndpoint(RecordAdministration records, String role, URI problemTypeBase) {
+    public OnceOnlyEndpoint(RecordAdministration records, OnceOnlySetup setup, String role, URI problemTypeBase) {
         this.records = records;
+        this.setup = setup;
         this.role = role;
         this.problemTypeBase = problemTypeBase;
     }
 
     @ReadOperation
-    public WebEndpointResponse<Object> records(SecurityContext security, String owner, String operation,
-            @Nullable String key, @Nullable String storedKey, @Nullable Integer limit) {
+    public WebEndpointResponse<Object> records(SecurityContext security, @Nullable String owner,
+            @Nullable String operation, @Nullable String key, @Nullable String storedKey, @Nullable Integer limit) {
         return asAdministrator(security, () -> {
+            if (owner == null && operation == null && key == null && storedKey == null && limit == null) {
+                return new WebEndpointResponse<>(OperationResponseBody.of(Map.of("setup", setup.view())));
+            }
+            if (owner == null || operation == null) {
+                throw new InvalidInput("give owner and operation, or no parameter for the setup");
+            }
             if (key == null && storedKey == null) {
                 int count = limit == null ? DEFAULT_LIMIT : limit;
                 if (count < 1 || count > RecordAdministration.MAX_LISTED) {

@@ -13,6 +13,7 @@ import dev.onceonly.IdempotencyScope;
 import dev.onceonly.OutcomePolicy;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.spring.boot.AnnotatedTimings;
+import dev.onceonly.spring.boot.OnceOnlySetup;
 import dev.onceonly.spring.boot.web.Idempotent;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -425,6 +426,12 @@ final class IdempotentMethodDefinition {
             }
         }
         return Fingerprint.builder().jsonBody(json.writeValueAsBytes(fingerprintedArguments), canonicalJson).build();
+    }
+
+    /** How calls run, as {@link OnceOnlySetup} says it. */
+    String modeLabel() {
+        String mode = OnceOnlySetup.label(defaultEngine.mode());
+        return joinedEngine != null ? "auto (joined in a caller's transaction, else " + mode + ")" : mode;
     }
 
     /**

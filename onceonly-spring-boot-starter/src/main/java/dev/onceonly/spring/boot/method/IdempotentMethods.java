@@ -1,8 +1,9 @@
 package dev.onceonly.spring.boot.method;
 
+import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.TransactionRunner;
-import dev.onceonly.IdempotencyConfigurationException;
+import dev.onceonly.spring.boot.OnceOnlySetup;
 import java.lang.reflect.Method;
 import java.util.HashMap;
 import java.util.Map;
@@ -65,6 +66,9 @@ public final class IdempotentMethods implements SmartInitializingSingleton {
                     .keySet().forEach(method -> definition(method, userClass));
         }
         requireDistinctOperations();
+        beans.getBeanProvider(OnceOnlySetup.class).ifAvailable(setup -> definitions.values().forEach(found ->
+                found.ifPresent(definition -> setup.operation(OnceOnlySetup.Kind.METHOD, definition.operation(),
+                        definition.modeLabel()))));
     }
 
     /** Two methods under one default name (overloads, classes of one name) would share their keys unawares. */

@@ -9,8 +9,10 @@ import dev.onceonly.spring.boot.IdempotencyEngineCustomizer;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.OnceOnlyClock;
 import dev.onceonly.spring.boot.OnceOnlyEncryptionAutoConfiguration;
+import dev.onceonly.spring.boot.OnceOnlySetup;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -52,6 +54,13 @@ public class OnceOnlyRedisAutoConfiguration {
                     + "a Unix socket or a static master/replica setup", "Set onceonly.redis.enabled=false");
         }
         return new OnceOnlyRedis(application, properties, clock.clock());
+    }
+
+    /** Tells the startup summary that Redis fronts the store, and how. */
+    @Bean
+    SmartInitializingSingleton onceOnlyRedisSetup(ObjectProvider<OnceOnlySetup> setup,
+            OnceOnlyRedisProperties properties) {
+        return () -> setup.ifAvailable(summary -> summary.redis(properties.writeOnce() ? "write-once" : "claim-first"));
     }
 
     /** First of the customizers, so that the application's may wrap or replace the cache. */

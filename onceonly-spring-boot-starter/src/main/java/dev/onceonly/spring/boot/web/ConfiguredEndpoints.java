@@ -4,10 +4,12 @@ import dev.onceonly.CanonicalJson;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
+import dev.onceonly.spring.boot.OnceOnlySetup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.server.PathContainer;
@@ -56,6 +58,11 @@ final class ConfiguredEndpoints {
                     endpoint.keyRequired(), engine, CanonicalJson.standard(), List.of(), parameters, false)));
         }
         return new ConfiguredEndpoints(endpoints);
+    }
+
+    void reportTo(OnceOnlySetup setup) {
+        endpoints.forEach(configured -> configured.endpoint().reportTo(setup,
+                String.join("|", new TreeSet<>(configured.endpoint().methods())) + " " + configured.pattern().getPatternString()));
     }
 
     boolean isEmpty() {

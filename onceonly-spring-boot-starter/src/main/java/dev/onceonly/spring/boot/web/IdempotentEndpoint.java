@@ -4,6 +4,7 @@ import dev.onceonly.CanonicalJson;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.http.UnsupportedRequestEncodingException;
+import dev.onceonly.spring.boot.OnceOnlySetup;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -31,6 +32,15 @@ record IdempotentEndpoint(@Nullable String operation, Set<String> methods, boole
 
     /** Stands for every query parameter in {@link #fingerprintParameters}. */
     static final String ALL_PARAMETERS = "*";
+
+    /**
+     * Tells {@code setup} how this endpoint runs, named by its operation or else by {@code name}, such as its
+     * handler or path.
+     */
+    void reportTo(OnceOnlySetup setup, String name) {
+        setup.operation(OnceOnlySetup.Kind.HTTP, operation != null ? operation : name,
+                asynchronous ? "asynchronous" : OnceOnlySetup.label(engine.mode()));
+    }
 
     /** The operation of a request with {@code method} matched by {@code route}. */
     String operationFor(String method, String route) {

@@ -4,6 +4,7 @@ import dev.onceonly.Attempt;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
+import dev.onceonly.spring.boot.OnceOnlySetup;
 import dev.onceonly.spring.boot.async.AsynchronousOperations;
 import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.Method;
@@ -102,6 +103,11 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
             });
         }
         requireOperationsOfAsynchronousEndpoints();
+        context.getBeanProvider(OnceOnlySetup.class).ifAvailable(setup -> {
+            configured.reportTo(setup);
+            annotated.forEach((method, endpoint) -> endpoint.reportTo(setup,
+                    method.getDeclaringClass().getSimpleName() + "." + method.getName()));
+        });
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyMode;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
+import dev.onceonly.spring.boot.OnceOnlySetup;
 import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.ArrayList;
@@ -121,6 +122,11 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
                 annotatedMethods.addAll(methods);
             });
         }
+        context.getBeanProvider(OnceOnlySetup.class).ifAvailable(setup -> {
+            configured.reportTo(setup);
+            annotated.forEach((method, endpoint) -> endpoint.reportTo(setup,
+                    method.getDeclaringClass().getSimpleName() + "." + method.getName()));
+        });
     }
 
     /**

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.KeyStorage;
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
+import dev.onceonly.spring.boot.OnceOnlySetup;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
@@ -30,7 +32,8 @@ class OnceOnlyEndpointTest {
     private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
     private final IdempotencyEngine engine = IdempotencyEngine.builder(store).keyStorage(KeyStorage.hmacSha256(SECRET))
             .build();
-    private final OnceOnlyEndpoint endpoint = new OnceOnlyEndpoint(engine.administration(), "ONCEONLY_ADMIN",
+    private final OnceOnlySetup setup = new OnceOnlySetup("InMemoryIdempotencyStore", IdempotencyMode.LEASED, false);
+    private final OnceOnlyEndpoint endpoint = new OnceOnlyEndpoint(engine.administration(), setup, "ONCEONLY_ADMIN",
             URI.create("https://onceonly.dev/problems/"));
     private final String key = UUID.randomUUID().toString();
 
@@ -71,6 +74,20 @@ class OnceOnlyEndpointTest {
         assertThat(engine.find(IdempotencyScope.of("acme alice", "pay", IdempotencyKey.of(key)))).isPresent();
         assertProblem(endpoint.records(ANONYMOUS, "acme alice", "pay", key, null, null), "authentication-required");
         assertProblem(endpoint.evict(ALICE, "acme alice", "pay", key, null, "x"), "administrator-role-required");
+    }
+
+    @Test
+    void withoutParametersAnAdministratorSeesTheSetupAndHalfARecordsQueryIsRefused() {
+        setup.operation(OnceOnlySetup.Kind.HTTP, "pay", "leased");
+
+        WebEndpointResponse<Object> shown = endpoint.records(ADMIN, null, null, null, null, null);
+
+        assertThat(shown.getStatus()).isEqualTo(200);
+        assertThat(shown.getBody()).isInstanceOfSatisfying(Map.class, body -> assertThat(body.get("setup"))
+                .isEqualTo(Map.of("store", "InMemoryIdempotencyStore", "defaultMode", "leased", "httpEndpoints",
+                        Map.of("leased", List.of("pay")), "methods", Map.of(), "redis", "off", "encryption", "off")));
+        assertThat(endpoint.records(ALICE, null, null, null, null, null).getStatus()).isEqualTo(403);
+        assertProblem(endpoint.records(ADMIN, "acme alice", null, key, null, null), "invalid-admin-request");
     }
 
     private static void assertProblem(WebEndpointResponse<Object> response, String type) {

@@ -14,6 +14,7 @@ import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.redis.RedisLocks;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
+import dev.onceonly.spring.boot.OnceOnlySetup;
 import dev.onceonly.spring.boot.OnceOnlyEncryptionAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -98,6 +99,9 @@ class OnceOnlyRedisAutoConfigurationIT {
                     StringRedisTemplate redis = context.getBean(OnceOnlyRedis.class).template();
                     String value = redis.opsForValue().get(prefix + ":{" + scope.id() + "}:o");
                     assertThat(value).isNotNull().doesNotContain("\"id\":7");
+                    // and the startup summary says both
+                    assertThat(context.getBean(OnceOnlySetup.class).view()).containsEntry("redis", "claim-first")
+                            .containsEntry("encryption", "on");
                 });
     }
 
@@ -138,7 +142,10 @@ class OnceOnlyRedisAutoConfigurationIT {
     @Test
     void turnedOffThereIsNoRedisLayer() {
         runner.withPropertyValues("onceonly.redis.enabled=false")
-                .run(context -> assertThat(context).doesNotHaveBean(OnceOnlyRedis.class));
+                .run(context -> {
+                    assertThat(context).doesNotHaveBean(OnceOnlyRedis.class);
+                    assertThat(context.getBean(OnceOnlySetup.class).view()).containsEntry("redis", "off");
+                });
     }
 
     @Test
