@@ -65,8 +65,7 @@ public class OnceOnlyJdbcAutoConfiguration {
             version = connection.getMetaData().getDatabaseProductVersion();
         } catch (SQLException e) {
             // Only the codes, no cause: the database's message can quote user names or other connection values.
-            throw new IllegalStateException("OnceOnly could not read the database product to choose its SQL dialect: "
-                    + SqlFailure.of(e));
+            throw new DatabaseUnreachableException(SqlFailure.of(e));
         }
         return dialectFor(product, version);
     }

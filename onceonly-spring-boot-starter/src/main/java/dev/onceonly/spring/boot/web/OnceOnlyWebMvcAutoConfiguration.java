@@ -16,7 +16,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.boot.web.servlet.DelegatingFilterProxyRegistrationBean;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -91,16 +91,26 @@ public class OnceOnlyWebMvcAutoConfiguration {
     }
 
     @Bean
-    @ConditionalOnMissingBean(name = "idempotencyKeyFilterRegistration")
-    FilterRegistrationBean<IdempotencyKeyFilter> idempotencyKeyFilterRegistration(IdempotentEndpoints endpoints,
-            IdempotencyKeyFormat keyFormat, RequestOwners owners, ResponseSnapshots snapshots,
-            OperationResponses operations, ProblemResponses problems, OnceOnlyProperties properties,
-            ObjectProvider<IdempotencyListener> listeners) {
+    @ConditionalOnMissingBean
+    IdempotencyKeyFilter idempotencyKeyFilter(IdempotentEndpoints endpoints, IdempotencyKeyFormat keyFormat,
+            RequestOwners owners, ResponseSnapshots snapshots, OperationResponses operations,
+            ProblemResponses problems, OnceOnlyProperties properties, ObjectProvider<IdempotencyListener> listeners) {
         OnceOnlyProperties.Http http = properties.http();
-        IdempotencyKeyFilter filter = new IdempotencyKeyFilter(endpoints, keyFormat, properties.key().headerName(),
-                owners, snapshots, operations, problems, http.maxRequestBody().toBytes(),
-                http.maxBufferedResponse().toBytes(), listeners.orderedStream().toList());
-        FilterRegistrationBean<IdempotencyKeyFilter> registration = new FilterRegistrationBean<>(filter);
+        return new IdempotencyKeyFilter(endpoints, keyFormat, properties.key().headerName(), owners, snapshots,
+                operations, problems, http.maxRequestBody().toBytes(), http.maxBufferedResponse().toBytes(),
+                listeners.orderedStream().toList());
+    }
+
+    /**
+     * Registers the filter by its bean's name, not the bean itself: the server's start then does not create the
+     * engine and the store. A database that cannot be reached, or a Flyway that fails, is reported by the bean that
+     * met it, not as a failure of OnceOnly's filter registration.
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "idempotencyKeyFilterRegistration")
+    DelegatingFilterProxyRegistrationBean idempotencyKeyFilterRegistration() {
+        DelegatingFilterProxyRegistrationBean registration = new DelegatingFilterProxyRegistrationBean(
+                "idempotencyKeyFilter");
         registration.setName("idempotencyKeyFilter");
         registration.setOrder(FILTER_ORDER);
         return registration;

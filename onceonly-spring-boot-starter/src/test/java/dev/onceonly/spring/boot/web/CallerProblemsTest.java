@@ -20,7 +20,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.ApplicationContext;
@@ -209,7 +208,7 @@ class CallerProblemsTest {
 
     private static MockHttpServletResponse send(ApplicationContext context, MockHttpServletRequestBuilder request)
             throws Exception {
-        Filter filter = context.getBean("idempotencyKeyFilterRegistration", FilterRegistrationBean.class).getFilter();
+        Filter filter = context.getBean(IdempotencyKeyFilter.class);
         MockMvc client = MockMvcBuilders.webAppContextSetup((org.springframework.web.context.WebApplicationContext)
                 context).addFilters(filter).build();
         return client.perform(request).andReturn().getResponse();

@@ -26,7 +26,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcRegistrations;
 import org.springframework.context.annotation.Bean;
@@ -154,7 +153,7 @@ class HandlerLookupTest {
     /** Sends {@code request} through the filter, and then through {@code later}. */
     private static MockHttpServletResponse send(AssertableWebApplicationContext context,
             MockHttpServletRequestBuilder request, String key, Filter... later) throws Exception {
-        Filter filter = context.getBean("idempotencyKeyFilterRegistration", FilterRegistrationBean.class).getFilter();
+        Filter filter = context.getBean(IdempotencyKeyFilter.class);
         MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).addFilters(filter).addFilters(later).build();
         return mvc.perform(request.header("Idempotency-Key", key)).andReturn().getResponse();
     }

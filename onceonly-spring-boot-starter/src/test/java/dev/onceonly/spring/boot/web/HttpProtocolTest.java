@@ -37,7 +37,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.http.HttpHeaders;
@@ -323,8 +322,7 @@ class HttpProtocolTest {
     private record Http(AssertableWebApplicationContext context) {
 
         MockHttpServletResponse send(MockHttpServletRequestBuilder request, String key) throws Exception {
-            Filter filter = context.getBean("idempotencyKeyFilterRegistration", FilterRegistrationBean.class)
-                    .getFilter();
+            Filter filter = context.getBean(IdempotencyKeyFilter.class);
             MockMvc mvc = MockMvcBuilders.webAppContextSetup(context).addFilters(filter).build();
             return mvc.perform(request.header("Idempotency-Key", key)).andReturn().getResponse();
         }
