@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -115,6 +116,11 @@ public final class ProblemCatalogue {
         }
         return new Problem(status, typeBase.resolve(type), KINDS.getOrDefault(type, BAD_REQUEST).title(), detail,
                 headers);
+    }
+
+    /** Every type this catalogue knows; each has its page in the documentation, where its URI resolves. */
+    public static Set<String> types() {
+        return KINDS.keySet();
     }
 
     /** The status a problem type is answered with: 400 for a type this catalogue does not know. */

@@ -9,6 +9,7 @@ import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.RequestInProgressException;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -57,5 +58,14 @@ class ProblemCatalogueTest {
         assertThat(conflict.statusOf("a-type-of-the-application")).isEqualTo(400);
         assertThatThrownBy(() -> new ProblemCatalogue(URI.create("https://example.com/p"), 422, Duration.ZERO,
                 "Bearer")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ending in '/'");
+    }
+
+    /** A problem's {@code type} URI resolves to its page on the documentation site, as Stripe's do. */
+    @Test
+    void everyTypeHasItsPageOnTheDocumentationSite() {
+        Path pages = Path.of("..", "docs", "problems");
+
+        assertThat(ProblemCatalogue.types()).isNotEmpty().allSatisfy(type -> assertThat(pages.resolve(type + ".md"))
+                .as("the page of " + type).isRegularFile());
     }
 }

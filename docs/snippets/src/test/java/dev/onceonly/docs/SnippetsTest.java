@@ -1,0 +1,67 @@
+package dev.onceonly.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every Java snippet of the README and the documentation site is a file of this module, so it compiles with the
+ * build: the site includes the file ({@code --8<-- "path"}), and the README, which GitHub shows as it is, holds a
+ * copy of a whole file that must equal it.
+ */
+class SnippetsTest {
+
+    private static final Path ROOT = Path.of("..", "..");
+    private static final Path SNIPPETS = Path.of("src", "main", "java", "dev", "onceonly", "docs");
+    private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern INCLUDE = Pattern.compile("--8<-- \"(docs/snippets/src/main/java/[^\"]+\\.java)\"\\n");
+
+    @Test
+    void everyJavaSnippetOfTheSiteIsAFileThatCompiles() throws IOException {
+        List<String> problems = new ArrayList<>();
+        int snippets = 0;
+        try (Stream<Path> pages = Files.walk(ROOT.resolve("docs"))) {
+            for (Path page : pages.filter(path -> path.toString().endsWith(".md"))
+                    .filter(path -> !path.startsWith(ROOT.resolve("docs/snippets"))).toList()) {
+                Matcher block = JAVA_BLOCK.matcher(Files.readString(page));
+                while (block.find()) {
+                    snippets++;
+                    Matcher include = INCLUDE.matcher(block.group(1));
+                    if (!include.matches()) {
+                        problems.add(page + ": a Java snippet that is not included from a file of docs/snippets");
+                    } else if (!Files.isRegularFile(ROOT.resolve(include.group(1)))) {
+                        problems.add(page + ": includes " + include.group(1) + ", which does not exist");
+                    }
+                }
+            }
+        }
+        assertThat(problems).isEmpty();
+        assertThat(snippets).isGreaterThanOrEqualTo(9);
+    }
+
+    @Test
+    void everyJavaSnippetOfTheReadmeIsAWholeFileThatCompiles() throws IOException {
+        List<String> files = new ArrayList<>();
+        try (Stream<Path> sources = Files.list(SNIPPETS)) {
+            for (Path source : sources.toList()) {
+                files.add(Files.readString(source));
+            }
+        }
+        Matcher block = JAVA_BLOCK.matcher(Files.readString(ROOT.resolve("README.md")));
+        int snippets = 0;
+        while (block.find()) {
+            snippets++;
+            assertThat(files).as("the README's Java snippet %d, as a file of %s", snippets, SNIPPETS)
+                    .contains(block.group(1));
+        }
+        assertThat(snippets).isPositive();
+    }
+}
