@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -19,14 +20,15 @@ import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 
 /**
- * Checks a Central Portal bundle as the Portal validates a deployment
+ * Checks a Central Portal bundle (a zip, or a folder a deployment staged in the Maven layout) as the Portal validates
+ * a deployment
  * (https://central.sonatype.org/publish/requirements/): every component has its POM, and a jar's its sources and
  * Javadoc jars; every file has an MD5 and a SHA-1 checksum that match it and a signature that gpg verifies; every
  * POM has (or inherits from a parent in the bundle) a name, description, URL, license, developer and SCM URL; no
  * version is a SNAPSHOT, nor any dependency's. Also that the samples and benchmarks are not in it. Prints the staged
  * components; exits 1 with every problem found.
  *
- * <p>Run with the JDK's source launcher: {@code java release/ValidateBundle.java central-bundle.zip 0.1.0}.
+ * <p>Run with the JDK's source launcher: {@code java release/ValidateBundle.java staging-folder-or-bundle.zip 0.1.0}.
  */
 public class ValidateBundle {
 
@@ -40,13 +42,23 @@ public class ValidateBundle {
         String version = args[1];
         List<String> problems = new ArrayList<>();
         Map<String, byte[]> files = new TreeMap<>();
-        try (ZipFile zip = new ZipFile(bundle.toFile())) {
-            for (ZipEntry entry : zip.stream().toList()) {
-                if (!entry.isDirectory()) {
-                    files.put(entry.getName(), zip.getInputStream(entry).readAllBytes());
+        if (Files.isDirectory(bundle)) {
+            try (Stream<Path> staged = Files.walk(bundle)) {
+                for (Path file : staged.filter(Files::isRegularFile).toList()) {
+                    files.put(bundle.relativize(file).toString().replace('\\', '/'), Files.readAllBytes(file));
+                }
+            }
+        } else {
+            try (ZipFile zip = new ZipFile(bundle.toFile())) {
+                for (ZipEntry entry : zip.stream().toList()) {
+                    if (!entry.isDirectory()) {
+                        files.put(entry.getName(), zip.getInputStream(entry).readAllBytes());
+                    }
                 }
             }
         }
+        // A repository's own index, which a deployment to a folder writes and a Portal bundle leaves out
+        files.keySet().removeIf(name -> name.contains("maven-metadata"));
         Map<String, List<String>> components = new TreeMap<>();
         files.keySet().forEach(name -> components.computeIfAbsent(name.substring(0, name.lastIndexOf('/')),
                 directory -> new ArrayList<>()).add(name.substring(name.lastIndexOf('/') + 1)));
