@@ -107,11 +107,15 @@ public class OnceOnlyAutoConfiguration {
 
     /** Says once what was decided, and shows it on the actuator endpoint: no choice is silent. */
     @Bean
+    @ConditionalOnMissingBean
     OnceOnlySetup onceOnlySetup(IdempotencyEngine engine, ObjectProvider<IdempotencyStore> store,
             ObjectProvider<EncryptionKeys> encryption) {
         IdempotencyStore own = store.getIfUnique();
-        return new OnceOnlySetup(own == null ? "of the application's engine" : own.toString(), engine.mode(),
-                encryption.getIfAvailable() != null);
+        // Only OnceOnly's own stores describe themselves: another's toString() could hold a connection string
+        String described = own == null ? "of the application's engine"
+                : own.getClass().getName().startsWith("dev.onceonly.") ? own.toString()
+                : own.getClass().getSimpleName();
+        return new OnceOnlySetup(described, engine.mode(), encryption.getIfAvailable() != null);
     }
 
     @Bean

@@ -58,9 +58,8 @@ public class OnceOnlyRedisAutoConfiguration {
 
     /** Tells the startup summary that Redis fronts the store, and how. */
     @Bean
-    SmartInitializingSingleton onceOnlyRedisSetup(ObjectProvider<OnceOnlySetup> setup,
-            OnceOnlyRedisProperties properties) {
-        return () -> setup.ifAvailable(summary -> summary.redis(properties.writeOnce() ? "write-once" : "claim-first"));
+    SmartInitializingSingleton onceOnlyRedisSetup(ObjectProvider<OnceOnlySetup> setup, OnceOnlyRedis redis) {
+        return () -> setup.ifAvailable(summary -> summary.redis(redis.writeOnce() ? "write-once" : "claim-first"));
     }
 
     /** First of the customizers, so that the application's may wrap or replace the cache. */

@@ -181,7 +181,7 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
             headers.remove(name);
             replaced.remove(name);
         });
-        problems.send(this, ProblemDetail.forStatus(HttpStatusCode.valueOf(status)));
+        ServletProblems.write(this, problems.render(ProblemDetail.forStatus(HttpStatusCode.valueOf(status))));
         complete = true;
     }
 

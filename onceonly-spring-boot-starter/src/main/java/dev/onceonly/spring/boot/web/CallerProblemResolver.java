@@ -13,8 +13,8 @@ import org.springframework.web.servlet.ModelAndView;
  * Answers what an idempotent call of a handler threw ({@link IdempotencyProtocol#callerProblem}) with its problem, as
  * the filter answers a request: a reused key is a 422, not a 500. Ordered after Spring's resolvers, so that an
  * application's own {@code @ExceptionHandler} wins. Inside an idempotent endpoint's attempt it leaves the failure to
- * the filter, which answers it alike but stores nothing: a first call still running is no final outcome of the
- * request that made it.
+ * the filter, which answers it alike as a failure of the handler's: nothing is stored as the endpoint's answer, and
+ * in leased mode the attempt counts as failed ({@code onceonly.lease.max-attempts}).
  */
 final class CallerProblemResolver implements HandlerExceptionResolver, Ordered {
 
@@ -33,7 +33,7 @@ final class CallerProblemResolver implements HandlerExceptionResolver, Ordered {
             return null;
         }
         try {
-            problems.write(response, problem, request.getRequestURI());
+            ServletProblems.write(response, problems.render(problem, request.getRequestURI()));
         } catch (IOException clientGone) {
             return null;
         }

@@ -93,7 +93,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 if (refusal == null) {
                     throw refused;
                 }
-                problems.write(response, refusal.problem(), request.getRequestURI());
+                ServletProblems.write(response, problems.render(refusal.problem(), request.getRequestURI()));
                 return;
             }
             if (match.endpoint().asynchronous()) {
@@ -131,15 +131,9 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 ResponseSnapshots.replay(replay.stored(), response);
             }
             case Answer.Refuse<BufferedResponse> refuse ->
-                    problems.write(response, refuse.refusal().problem(), request.getRequestURI());
+                    ServletProblems.write(response, problems.render(refuse.refusal().problem(),
+                            request.getRequestURI()));
             case Answer.Fail<BufferedResponse> fail -> {
-                IdempotencyException callerProblem = IdempotencyProtocol.callerProblem(fail.failure());
-                if (callerProblem != null) {
-                    // An idempotent call of the handler's, answered as CallerProblemResolver answers it outside an
-                    // attempt; nothing was stored, so a retry runs the handler again.
-                    problems.write(response, callerProblem, request.getRequestURI());
-                    return;
-                }
                 switch (fail.failure()) {
                     case IOException e -> throw e;
                     case ServletException e -> throw e;
@@ -178,8 +172,13 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             try {
                 chain.doFilter(request, buffer);
             } catch (ServletException e) {
-                // MVC wraps what a handler throws, a lost lease too (Attempt.ensureLeaseHeld)
-                throw e.getCause() instanceof LeaseLostException lost ? lost : e;
+                // MVC wraps what a handler throws: a lost lease (Attempt.ensureLeaseHeld), and the refusal of an
+                // idempotent call it made, which the protocol answers as WebFlux does, where nothing wraps it
+                if (e.getCause() instanceof LeaseLostException lost) {
+                    throw lost;
+                }
+                IdempotencyException callerProblem = IdempotencyProtocol.callerProblem(e);
+                throw callerProblem != null ? callerProblem : e;
             }
         }
 
@@ -197,7 +196,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         public BufferedResponse problemResponse(IdempotencyException problem) {
             BufferedResponse problemResponse = newResponse();
             try {
-                problems.write(problemResponse, problem, request.getRequestURI());
+                ServletProblems.write(problemResponse, problems.render(problem, request.getRequestURI()));
             } catch (IOException cannotHappen) {
                 throw new UncheckedIOException("A buffer in memory does not fail", cannotHappen);
             }

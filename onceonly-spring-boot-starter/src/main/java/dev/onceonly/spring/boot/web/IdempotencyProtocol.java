@@ -47,8 +47,7 @@ import org.slf4j.LoggerFactory;
 final class IdempotencyProtocol {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyProtocol.class);
-    private static final Set<String> CALLER_PROBLEMS = Set.of("idempotency-key-reused", "request-in-progress",
-            "idempotency-store-unavailable", "authentication-required");
+    private static final Set<String> CALLER_PROBLEMS = Set.of("idempotency-key-reused", "request-in-progress");
 
     private final ResponseSnapshots snapshots;
     private final long maxBufferedResponse;
@@ -170,8 +169,13 @@ final class IdempotencyProtocol {
                 try {
                     handler.run(attempt, response);
                 } catch (LeaseLostException lost) {
-                    // The engine answers with what the attempt that took over stores.
-                    throw lost;
+                    if (attempt.isLeaseLost()) {
+                        // This attempt's own lease: the engine answers with what the attempt that took over stores.
+                        throw lost;
+                    }
+                    // Another attempt's, from a call the handler made: a failure of the handler's like any other,
+                    // after the checks below (a transactional handler may have left its transaction first).
+                    failure = lost;
                 } catch (Exception e) {
                     // A write over the bound fails inside the handler; what it threw then is only the symptom.
                     failure = e;
@@ -242,11 +246,11 @@ final class IdempotencyProtocol {
     }
 
     /**
-     * What an idempotent call the handler made ({@link dev.onceonly.spring.boot.method.IdempotentMethod}) threw and
-     * its caller can act on, answered with the same problem as a request of the protocol's: a key reused with other
-     * arguments (422 or 409), a first call still running (409 with {@code Retry-After}), an unreachable store (503
-     * with {@code Retry-After}), a call that needs an owner (401). {@code null} for anything else, such as a call
-     * that cannot be replayed, which is the application's failure.
+     * What an idempotent call of the handler's ({@link dev.onceonly.spring.boot.method.IdempotentMethod}) threw that
+     * its HTTP client can act on, answered with the same problem as a request of the protocol's: a key reused with
+     * other arguments (422 or 409), a first call still running (409 with {@code Retry-After}). Their texts name
+     * the operation alone. {@code null} for anything else, which is the application's failure to answer: a store
+     * failure or a call without an owner is the server's, not the client's.
      */
     static @Nullable IdempotencyException callerProblem(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {

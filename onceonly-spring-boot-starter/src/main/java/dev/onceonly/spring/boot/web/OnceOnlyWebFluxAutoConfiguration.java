@@ -63,6 +63,7 @@ public class OnceOnlyWebFluxAutoConfiguration {
 
     /** What an idempotent call of a handler threw, answered as the protocol's problem rather than a 500. */
     @Bean
+    @ConditionalOnMissingBean
     ReactiveCallerProblemHandler onceOnlyCallerProblemHandler(ProblemResponses problems) {
         return new ReactiveCallerProblemHandler(problems);
     }

@@ -70,6 +70,7 @@ public class OnceOnlyWebMvcAutoConfiguration {
 
     /** What an idempotent call of a handler threw, answered as the protocol's problem rather than a 500. */
     @Bean
+    @ConditionalOnMissingBean
     CallerProblemResolver onceOnlyCallerProblemResolver(ProblemResponses problems) {
         return new CallerProblemResolver(problems);
     }

@@ -29,7 +29,7 @@ final class ProblemRequestRejectedHandler implements RequestRejectedHandler {
             throws IOException {
         log.debug("Request to {} rejected by the firewall ({})", request.getRequestURI(),
                 rejected.getClass().getName());
-        problems.write(response, "request-rejected", "The request has a header, parameter or path that this server "
-                + "does not accept", null, request.getRequestURI());
+        ServletProblems.write(response, problems.render("request-rejected", "The request has a header, parameter or "
+                + "path that this server does not accept", null, request.getRequestURI()));
     }
 }

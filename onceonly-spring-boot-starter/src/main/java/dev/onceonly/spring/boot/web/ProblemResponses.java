@@ -4,8 +4,6 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyException;
 import dev.onceonly.http.ProblemCatalogue;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
-import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -21,7 +19,9 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Writes the protocol's problems ({@link ProblemCatalogue}: status, stable {@code type}, title, headers) as RFC 9457
  * bodies ({@code application/problem+json}): Spring's {@link ProblemDetail} written by the application's JSON mapper.
- * The detail names the rule broken, never the request body or a secret; no stack trace is ever written.
+ * The detail names the rule broken, never the request body or a secret; no stack trace is ever written. Renders only,
+ * for any server: {@link ServletProblems} and {@link HeldBackResponse#write(org.springframework.http.server.reactive.ServerHttpResponse,
+ * Rendered)} write, so that a WebFlux application without the servlet API can hold it as a bean.
  */
 final class ProblemResponses {
 
@@ -51,30 +51,6 @@ final class ProblemResponses {
     record Rendered(int status, Map<String, String> headers, byte[] body) {
     }
 
-    void write(HttpServletResponse response, IdempotencyException problem, String instance) throws IOException {
-        write(response, render(problem, instance));
-    }
-
-    void write(HttpServletResponse response, String problemType, @Nullable String detail, @Nullable Duration hint,
-            String instance) throws IOException {
-        write(response, render(problemType, detail, hint, instance));
-    }
-
-    private static void write(HttpServletResponse response, Rendered rendered) throws IOException {
-        response.resetBuffer();
-        response.setStatus(rendered.status());
-        rendered.headers().forEach((name, value) -> {
-            // Through its own setter, which a wrapping response (the held-back buffer) keeps apart.
-            if (name.equals(HttpHeaders.CONTENT_TYPE)) {
-                response.setContentType(value);
-            } else {
-                response.setHeader(name, value);
-            }
-        });
-        response.setContentLength(rendered.body().length);
-        response.getOutputStream().write(rendered.body());
-    }
-
     Rendered render(IdempotencyException problem, String instance) {
         return render(catalogue.of(problem), instance);
     }
@@ -96,15 +72,6 @@ final class ProblemResponses {
         body.setTitle(problem.title());
         body.setInstance(instance(instance));
         return new Rendered(problem.status(), problem.headers(), json.writeValueAsBytes(body));
-    }
-
-    /** Writes {@code problem} as the whole response: status, content type, length and body. */
-    void send(HttpServletResponse response, ProblemDetail problem) throws IOException {
-        byte[] body = json.writeValueAsBytes(problem);
-        response.setStatus(problem.getStatus());
-        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
     }
 
     /** The request path as the problem's {@code instance}, unless it is not a valid URI reference. */

@@ -10,8 +10,8 @@ import reactor.core.publisher.Mono;
 /**
  * Answers what an idempotent call of a handler threw ({@link IdempotencyProtocol#callerProblem}) with its problem, as
  * {@link CallerProblemResolver} does on Spring MVC. An application's {@code @ExceptionHandler} runs first, inside the
- * dispatcher; this runs before Spring Boot's error handler (order -1). The {@code Idempotency-Key} filter stored
- * nothing for such a failure, so a retry of an idempotent endpoint runs its handler again.
+ * dispatcher; this runs before Spring Boot's error handler (order -1). Inside an idempotent endpoint the filter has
+ * answered such a failure already.
  */
 final class ReactiveCallerProblemHandler implements WebExceptionHandler, Ordered {
 

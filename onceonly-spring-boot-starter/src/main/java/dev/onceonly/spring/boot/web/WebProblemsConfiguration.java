@@ -3,6 +3,7 @@ package dev.onceonly.spring.boot.web;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.spring.boot.OnceOnlyProperties;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import tools.jackson.databind.json.JsonMapper;
@@ -12,6 +13,7 @@ import tools.jackson.databind.json.JsonMapper;
 class WebProblemsConfiguration {
 
     @Bean
+    @ConditionalOnMissingBean
     ProblemResponses onceOnlyProblemResponses(OnceOnlyProperties properties, IdempotencyEngine engine,
             ObjectProvider<JsonMapper> json) {
         return ProblemResponses.of(properties, engine, json);

@@ -20,7 +20,8 @@ class WebFluxWithoutServletApiTest {
     /** Beans, whose methods Spring reflects on: every type in their signatures must load too. */
     private static final List<String> BEANS = List.of("OnceOnlyWebFluxAutoConfiguration",
             "ReactiveIdempotencyKeyFilter", "ReactiveIdempotentEndpoints", "ReactiveIdempotencyOwnerResolver",
-            "ReactiveAttemptArgumentResolver", "ReactiveCallerProblemHandler");
+            "ReactiveAttemptArgumentResolver", "ReactiveCallerProblemHandler", "ProblemResponses",
+            "WebProblemsConfiguration");
     private static final List<String> REACTIVE_PATH = List.of("HeldBackResponse", "ReplayedBodyRequest", "ConfiguredEndpoints",
             "AnnotatedEndpoints", "EndpointMatch", "IdempotentEndpoint", "ProblemResponses", "ResponseSnapshots",
             "RequestEncoding", "ConcretePath", "QueryString", "RequestOwners", "SecurityOwnerResolver",
