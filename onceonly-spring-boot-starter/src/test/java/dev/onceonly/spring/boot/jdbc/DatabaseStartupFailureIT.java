@@ -3,6 +3,8 @@ package dev.onceonly.spring.boot.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -72,10 +74,16 @@ class DatabaseStartupFailureIT {
                 "-cp", classPath, FailingApplication.class.getName(), "--server.port=0",
                 "--spring.datasource.url=" + url, "--onceonly.redis.enabled=false"));
         command.addAll(List.of(arguments));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        byte[] output = process.getInputStream().readAllBytes();
-        assertThat(process.waitFor(2, TimeUnit.MINUTES)).isTrue();
-        String text = new String(output, StandardCharsets.UTF_8);
+        Path log = Files.createTempFile("startup-failure", ".log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            // An application that starts after all (a regression) must fail the test, not hang it
+            assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("the application stopped").isTrue();
+        } finally {
+            process.destroyForcibly();
+        }
+        String text = Files.readString(log, StandardCharsets.UTF_8);
+        Files.delete(log);
         assertThat(process.exitValue()).as(text).isNotZero();
         return text;
     }
