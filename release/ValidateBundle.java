@@ -60,8 +60,14 @@ public class ValidateBundle {
         // A repository's own index, which a deployment to a folder writes and a Portal bundle leaves out
         files.keySet().removeIf(name -> name.contains("maven-metadata"));
         Map<String, List<String>> components = new TreeMap<>();
-        files.keySet().forEach(name -> components.computeIfAbsent(name.substring(0, name.lastIndexOf('/')),
-                directory -> new ArrayList<>()).add(name.substring(name.lastIndexOf('/') + 1)));
+        for (String name : files.keySet()) {
+            if (name.indexOf('/') < 0) {
+                problems.add(name + ": a file outside groupId/artifactId/version");
+                continue;
+            }
+            components.computeIfAbsent(name.substring(0, name.lastIndexOf('/')), directory -> new ArrayList<>())
+                    .add(name.substring(name.lastIndexOf('/') + 1));
+        }
         Map<String, Document> poms = new TreeMap<>();
         for (String directory : components.keySet()) {
             String[] path = directory.split("/");

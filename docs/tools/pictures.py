@@ -34,6 +34,18 @@ MODES = {
         ('Filter', 'Client', '201'),
         ('note', 'Database', 'a crash leaves the lease to run out: a retry takes over, same downstream key'),
     ]),
+    'joined': (['Broker', 'Container', 'Engine', 'Database', 'Listener'], [
+        ('Broker', 'Container', 'a record (an event id)'),
+        ('Container', 'Database', 'BEGIN, the listener\'s transaction'),
+        ('Container', 'Engine', 'the inbox: execute(event id), joined'),
+        ('Engine', 'Database', 'INSERT claim, in the same transaction'),
+        ('Engine', 'Listener', 'run the listener'),
+        ('Listener', 'Database', 'its writes'),
+        ('Container', 'Database', 'COMMIT: claim, writes and outcome at once'),
+        ('note', 'Database', 'a rollback undoes all three: the redelivery runs again'),
+        ('Broker', 'Container', 'the same record, redelivered after a rebalance'),
+        ('Container', 'Engine', 'execute: the stored outcome, the listener does not run'),
+    ]),
     'asynchronous': (['Client', 'Filter', 'Database', 'Worker', 'Provider'], [
         ('Client', 'Filter', 'POST + Idempotency-Key, Prefer: respond-async'),
         ('Filter', 'Database', 'record + task, one transaction'),

@@ -18,7 +18,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-/** The example of the "Without Spring Boot" page (docs/snippets PlainJavaOrders), run against the real database. */
+/** The example of the "Without Spring Boot" page (snippets PlainJavaOrders), run against the real database. */
 class PostgresReadmeExampleIT {
 
     record OrderCreated(long orderId) {
