@@ -15,13 +15,16 @@ import org.junit.jupiter.api.Test;
 /**
  * Every Java snippet of the README and the documentation site is a file of this module, so it compiles with the
  * build: the site includes the file ({@code --8<-- "path"}), and the README, which GitHub shows as it is, holds a
- * copy of a whole file that must equal it.
+ * copy of a whole file that must equal it. The dependencies the pages name are this module's.
  */
 class SnippetsTest {
 
     private static final Path ROOT = Path.of("..");
     private static final Path SNIPPETS = Path.of("src", "main", "java", "dev", "onceonly", "docs");
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern XML_BLOCK = Pattern.compile("```xml\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern COORDINATES = Pattern.compile(
+            "<groupId>\\s*([^<\\s]+)\\s*</groupId>\\s*<artifactId>\\s*([^<\\s]+)\\s*</artifactId>");
     private static final Pattern INCLUDE = Pattern.compile("--8<-- \"(snippets/src/main/java/[^\"]+\\.java)\"\\n");
 
     @Test
@@ -62,5 +65,42 @@ class SnippetsTest {
                     .contains(block.group(1));
         }
         assertThat(snippets).isPositive();
+    }
+
+    /**
+     * The dependencies the pages tell users to add exist as written: OnceOnly's are artifacts of this build (the
+     * BOM names them), and every other one is a dependency of this module, which the build resolves, at the version
+     * Spring Boot manages.
+     */
+    @Test
+    void everyDependencyThePagesNameResolves() throws IOException {
+        String bom = Files.readString(ROOT.resolve("onceonly-bom/pom.xml"));
+        String own = Files.readString(Path.of("pom.xml"));
+        List<Path> pages = new ArrayList<>(List.of(ROOT.resolve("README.md")));
+        try (Stream<Path> docs = Files.walk(ROOT.resolve("docs"))) {
+            docs.filter(path -> path.toString().endsWith(".md")).forEach(pages::add);
+        }
+        int named = 0;
+        for (Path page : pages) {
+            Matcher block = XML_BLOCK.matcher(Files.readString(page));
+            while (block.find()) {
+                Matcher dependency = COORDINATES.matcher(block.group(1));
+                while (dependency.find()) {
+                    named++;
+                    String group = dependency.group(1);
+                    String artifact = dependency.group(2);
+                    if (group.equals("dev.onceonly")) {
+                        assertThat(artifact.equals("onceonly-bom") || bom.contains("<artifactId>" + artifact + "<"))
+                                .as(page + " names " + artifact + ", which this build does not publish").isTrue();
+                    } else {
+                        assertThat(COORDINATES.matcher(own).results().anyMatch(declared ->
+                                declared.group(1).equals(group) && declared.group(2).equals(artifact)))
+                                .as(page + " names " + group + ":" + artifact + ", which snippets/pom.xml lacks")
+                                .isTrue();
+                    }
+                }
+            }
+        }
+        assertThat(named).isGreaterThanOrEqualTo(10);
     }
 }
