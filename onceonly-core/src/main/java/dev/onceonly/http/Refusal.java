@@ -20,15 +20,16 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>before the handler ran: a malformed, missing or repeated key; a malformed, too large or encoded body;
  *       no usable owner</td>
  *       <td>400, 413, 415, 401 or 403 problem</td><td>{@link RequestOutcome#INVALID_REQUEST}</td></tr>
- *   <tr><td>the key used with another request</td><td>422 (409 per configuration) problem</td>
+ *   <tr><td>the key used with another request, whenever the engine says so (also after a run it rolled back), and
+ *       likewise a key an idempotent call of the handler's reused</td><td>422 (409 per configuration) problem</td>
  *       <td>{@link RequestOutcome#KEY_REUSED}</td></tr>
- *   <tr><td>the key's first request still running</td><td>409 problem with {@code Retry-After}</td>
- *       <td>{@link RequestOutcome#IN_PROGRESS}</td></tr>
+ *   <tr><td>the key's first request still running, or the first call of an idempotent call the handler made</td>
+ *       <td>409 problem with {@code Retry-After}</td><td>{@link RequestOutcome#IN_PROGRESS}</td></tr>
  *   <tr><td>a response too large to keep, rolled back (transactional modes; leased mode stores it final)</td>
  *       <td>500 problem</td><td>{@link RequestOutcome#ERROR}</td></tr>
  *   <tr><td>the store unreachable, or no thread to run on, before the handler ran</td>
  *       <td>503 problem with {@code Retry-After}</td><td>{@link RequestOutcome#STORE_UNAVAILABLE}</td></tr>
- *   <tr><td>anything else: the handler's own failure (even one of these types, from a call it made), or the
+ *   <tr><td>anything else: the handler's own failure (also the other types above, from a call it made), or the
  *       store's once the handler ran</td>
  *       <td>none: the application's error handling answers</td><td>{@link RequestOutcome#ERROR}</td></tr>
  * </table>

@@ -248,8 +248,8 @@ final class IdempotencyProtocol {
     /**
      * What an idempotent call of the handler's ({@link dev.onceonly.spring.boot.method.IdempotentMethod}) threw that
      * its HTTP client can act on, answered with the same problem as a request of the protocol's: a key reused with
-     * other arguments (422 or 409), a first call still running (409 with {@code Retry-After}). Their texts name
-     * the operation alone. {@code null} for anything else, which is the application's failure to answer: a store
+     * other arguments (422 or 409), a first call still running (409 with {@code Retry-After}): the two that
+     * {@link Refusal#of} answers whether or not the handler ran. Their texts name the operation alone. {@code null} for anything else, which is the application's failure to answer: a store
      * failure or a call without an owner is the server's, not the client's.
      */
     static @Nullable IdempotencyException callerProblem(Throwable failure) {
