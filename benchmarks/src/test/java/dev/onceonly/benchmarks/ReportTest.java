@@ -90,7 +90,7 @@ class ReportTest {
                 measurement("e-large", largeTable, 1.0, 1.0, 3.0, 0.2));
         Map<String, Object> facts = Map.of("e.large.records", 5_000_000L, "e.small.records", 10_000L,
                 "e.large.seedSeconds", 90.0, "b.hotUpdates", "1 of 1", "warmUp.b/16", 75L);
-        Map<String, ServiceProfile> profiles = Map.of("a/16", profile(0), "b/16", profile(0.025));
+        Map<String, ServiceProfile> profiles = Map.of("a/16", profile(0), "b/16", profile(0.125));
         return new Report(List.of(), new HttpBenchmark.Results(measurements, profiles, facts), SETTINGS,
                 Instant.EPOCH, Instant.EPOCH, false);
     }
@@ -103,14 +103,16 @@ class ReportTest {
     private static Measurement measurement(String scenario, double throughput, double database, double service,
             double machine, double driver, double p99) {
         return new Measurement(scenario, 16, List.of(new Measurement.Round(throughput, 1, p99, Map.of(201, 1L),
-                database, service, machine, driver)));
+                database, service, machine, driver, null)));
     }
 
-    /** A profile that gives each of OnceOnly's five components {@code onceOnlyShare} of the service's CPU. */
+    /** A profile that gives OnceOnly's components together {@code onceOnlyShare} of the service's CPU. */
     private static ServiceProfile profile(double onceOnlyShare) {
+        long components = ServiceProfile.COMPONENTS.stream().filter(c -> c.startsWith("OnceOnly")).count();
         Map<String, Double> cpu = new HashMap<>();
-        ServiceProfile.COMPONENTS.forEach(c -> cpu.put(c, c.startsWith("OnceOnly") ? onceOnlyShare : 0.0));
-        cpu.put("Spring", 1 - 5 * onceOnlyShare);
+        ServiceProfile.COMPONENTS.forEach(c -> cpu.put(c, c.startsWith("OnceOnly") ? onceOnlyShare / components
+                : 0.0));
+        cpu.put("Spring", 1 - onceOnlyShare);
         Map<String, Double> allocated = new HashMap<>();
         ServiceProfile.COMPONENTS.forEach(c -> allocated.put(c, 0.0));
         return new ServiceProfile(1000, 0.9, cpu, 1024, allocated,

@@ -29,13 +29,16 @@ import org.slf4j.LoggerFactory;
  *       always a first execution in flight), while other clients send fresh keys;</li>
  *   <li>(e) first executions with 10,000 and with 5,000,000 records in the table: two instances side by side, each on
  *       a database of its own;</li>
- *   <li>(g) first executions with the Redis fast layer (the shared Redis on 127.0.0.1:6379), written once
- *       ({@code onceonly.redis.write-once=true});</li>
+ *   <li>(gc) first executions with the Redis fast layer (the shared Redis on 127.0.0.1:6379), the claim first as
+ *       without it (the default);</li>
+ *   <li>(g) first executions with the Redis fast layer, written once ({@code onceonly.redis.write-once=true});</li>
  *   <li>(h) replays of another instance's outcomes, on an instance that never saw them and keeps none in its
  *       memory: answered from Redis;</li>
  *   <li>(i) the storm of (d), with Redis.</li>
  * </ul>
- * (b) to (e) run without Redis ({@code onceonly.redis.enabled=false}), so that (g) to (i) show what it adds.
+ * (b) to (e) run without Redis ({@code onceonly.redis.enabled=false}), so that (g) to (i) show what it adds; (a),
+ * (b), (gc) and (g) take turns in the same rounds. Each round also counts what the service sent its database and
+ * Redis ({@link Traffic}).
  */
 public final class HttpBenchmark {
 
@@ -98,9 +101,12 @@ public final class HttpBenchmark {
         facts.put("postgresql", database.serverVersion());
         facts.put("serviceHeap", String.join(" ", ServiceProcess.HEAP));
         database.recreate();
+        String prefix = redisPrefix();
         try (ServiceProcess plain = start(false, "a", WITHOUT_REDIS);
-                ServiceProcess idempotent = start(true, "b-d", WITHOUT_REDIS)) {
-            measureFirstExecutions(plain, idempotent, true);
+                ServiceProcess idempotent = start(true, "b-d", WITHOUT_REDIS);
+                ServiceProcess claimFirst = start(true, "gc", withRedis(prefix, false));
+                ServiceProcess writeOnce = start(true, "g-i", withRedis(prefix, true))) {
+            measureFirstExecutions(new Services(plain, idempotent, claimFirst, writeOnce), true);
             facts.put("b.hotUpdates", database.hotUpdates());
             List<String> keys = createOrders(idempotent, REPLAY_KEYS);
             for (int clients : settings.clientCounts()) {
@@ -108,26 +114,47 @@ public final class HttpBenchmark {
                         keys.get(ThreadLocalRandom.current().nextInt(keys.size())))), idempotent)));
             }
             measureStorm("d", idempotent, settings.clientCounts().getLast(), "c");
+            measureRedisReplays(writeOnce, prefix);
         }
-        measureRedis();
         measureTableSize();
         return results();
     }
 
     /**
-     * The baseline, first executions without Redis and the Redis scenarios, (a), (b), (g), (h) and (i): for a
-     * quick look at the fast layer.
+     * The first executions with and without Redis, (a), (b), (gc) and (g), then the Redis replays and storm, (h) and
+     * (i): for a look at the fast layer alone.
      */
     public Results runRedisOnly() throws Exception {
         facts.put("postgresql", database.serverVersion());
         facts.put("serviceHeap", String.join(" ", ServiceProcess.HEAP));
         database.recreate();
+        String prefix = redisPrefix();
         try (ServiceProcess plain = start(false, "a", WITHOUT_REDIS);
-                ServiceProcess idempotent = start(true, "b", WITHOUT_REDIS)) {
-            measureFirstExecutions(plain, idempotent, false);
+                ServiceProcess idempotent = start(true, "b", WITHOUT_REDIS);
+                ServiceProcess claimFirst = start(true, "gc", withRedis(prefix, false));
+                ServiceProcess writeOnce = start(true, "g-i", withRedis(prefix, true))) {
+            measureFirstExecutions(new Services(plain, idempotent, claimFirst, writeOnce), false);
+            measureRedisReplays(writeOnce, prefix);
         }
-        measureRedis();
         return results();
+    }
+
+    /** Keys of this run's own in the shared Redis, which expire soon. */
+    private static String redisPrefix() {
+        return "onceonly.redis.prefix=bench-" + UUID.randomUUID();
+    }
+
+    /**
+     * The setting is the whole service's; the benchmark calls only the orders endpoint, whose work is all in its
+     * transaction (the checkout's form tokens, which rule write-once out, are not called here).
+     */
+    private static List<String> withRedis(String prefix, boolean writeOnce) {
+        return List.of(prefix, "onceonly.redis.max-time-to-live=5m", "onceonly.redis.write-once=" + writeOnce);
+    }
+
+    /** The services whose first executions take turns: without idempotency, without Redis, and with it both ways. */
+    private record Services(ServiceProcess plain, ServiceProcess idempotent, ServiceProcess claimFirst,
+            ServiceProcess writeOnce) {
     }
 
     private Results results() {
@@ -135,17 +162,24 @@ public final class HttpBenchmark {
     }
 
     /**
-     * (a) and (b) at every client count, their rounds interleaved so that a drift of the machine (autovacuum, a
-     * checkpoint, a growing table) weighs on both alike; with {@code floor}, the database's floor
-     * ({@link DatabaseFloor}) too, in the same rounds, at every client count but one.
+     * (a) and (b) at every client count, (gc) and (g) too at every count but one, their rounds interleaved so that a
+     * drift of the machine (autovacuum, a checkpoint, a growing table) weighs on all alike; with {@code floor}, the
+     * database's floor ({@link DatabaseFloor}) too, in the same rounds, at every client count but one.
      */
-    private void measureFirstExecutions(ServiceProcess plain, ServiceProcess idempotent, boolean floor)
-            throws Exception {
+    private void measureFirstExecutions(Services services, boolean floor) throws Exception {
         try (DatabaseFloor raw = new DatabaseFloor(database.url(), ServiceProcess.POOL_SIZE)) {
             for (int clients : settings.clientCounts()) {
                 List<Load> groups = new ArrayList<>(List.of(
-                        Load.withProfile(driver.http("a", clients, client -> freshKey(plain)), plain),
-                        Load.withProfile(driver.http("b", clients, client -> freshKey(idempotent)), idempotent)));
+                        Load.withProfile(driver.http("a", clients, client -> freshKey(services.plain())),
+                                services.plain()),
+                        Load.withProfile(driver.http("b", clients, client -> freshKey(services.idempotent())),
+                                services.idempotent())));
+                if (clients > 1) {
+                    groups.add(Load.withProfile(driver.http("gc", clients, client -> freshKey(
+                            services.claimFirst())), services.claimFirst()));
+                    groups.add(Load.withProfile(driver.http("g", clients, client -> freshKey(services.writeOnce())),
+                            services.writeOnce()));
+                }
                 if (floor && clients > 1) {
                     for (DatabaseFloor.Transaction transaction : DatabaseFloor.Transaction.values()) {
                         groups.add(new Load(new LoadDriver.Group(transaction.scenario(), clients,
@@ -158,27 +192,19 @@ public final class HttpBenchmark {
     }
 
     /**
-     * Two instances in front of one Redis, under keys of this run's own that expire soon: the first runs (g) and
-     * the storm, the second replays the first's outcomes with its memory cache off, so Redis answers every replay.
+     * A second instance in front of the same Redis replays the first's outcomes, (h), with its memory cache off, so
+     * Redis answers every replay; then the storm of (d) on the first, with Redis, (i).
      */
-    private void measureRedis() throws Exception {
-        String prefix = "onceonly.redis.prefix=bench-" + UUID.randomUUID();
-        // The setting is the whole service's; the benchmark calls only the orders endpoint, whose work is all in its
-        // transaction (the checkout's form tokens, which rule it out, are not called here).
-        List<String> redis = List.of(prefix, "onceonly.redis.max-time-to-live=5m", "onceonly.redis.write-once=true");
-        try (ServiceProcess first = start(true, "g-i", redis);
-                ServiceProcess second = start(true, "h", List.of(prefix, "onceonly.redis.max-time-to-live=5m",
-                        "onceonly.replay-cache.time-to-live=0s"))) {
-            for (int clients : settings.clientCounts()) {
-                measure("g", first, clients, HttpBenchmark::freshKey);
-            }
+    private void measureRedisReplays(ServiceProcess first, String prefix) throws Exception {
+        try (ServiceProcess second = start(true, "h", List.of(prefix, "onceonly.redis.max-time-to-live=5m",
+                "onceonly.replay-cache.time-to-live=0s"))) {
             List<String> keys = createOrders(first, REPLAY_KEYS);
             for (int clients : settings.clientCounts()) {
                 measure("h", second, clients, service -> order(service,
                         keys.get(ThreadLocalRandom.current().nextInt(keys.size()))));
             }
-            measureStorm("i", first, settings.clientCounts().getLast(), "h");
         }
+        measureStorm("i", first, settings.clientCounts().getLast(), "h");
     }
 
     private ServiceProcess start(boolean idempotency, String label, List<String> properties) throws Exception {
@@ -305,10 +331,14 @@ public final class HttpBenchmark {
             for (int g = 0; g < groups.size(); g++) {
                 Load load = groups.get(g);
                 LoadDriver.Group group = load.group();
-                ProcessCpu.Clocks start = ProcessCpu.Clocks.read(load.service());
+                ServiceProcess service = load.service();
+                Traffic before = service == null ? null : Traffic.read(service);
+                ProcessCpu.Clocks start = ProcessCpu.Clocks.read(service);
                 LoadDriver.GroupResult result = driver.run(settings.round(), List.of(group)).getFirst();
-                Measurement.Round measured = Measurement.round(result,
-                        ProcessCpu.Clocks.read(load.service()).since(start));
+                ProcessCpu.Clocks spent = ProcessCpu.Clocks.read(service).since(start);
+                Traffic.PerRequest traffic = service == null || before == null ? null
+                        : Traffic.read(service).perRequestSince(before, result.requests());
+                Measurement.Round measured = Measurement.round(result, spent, traffic);
                 log.info("Scenario {} with {} clients, round {}: {} req/s, p50 {} ms, p99 {} ms, CPU ms/request:"
                         + " database {}, service {}, machine {}; statuses {}", group.name(), group.clients(), round,
                         Math.round(result.throughput()), result.p50Millis(), result.p99Millis(),
@@ -409,7 +439,8 @@ public final class HttpBenchmark {
         for (int round = 1; round <= settings.rounds(); round++) {
             ProcessCpu.Clocks quietStart = ProcessCpu.Clocks.read(service);
             LoadDriver.GroupResult quiet = driver.run(settings.round(), List.of(fresh)).getFirst();
-            Measurement.Round quietRound = Measurement.round(quiet, ProcessCpu.Clocks.read(service).since(quietStart));
+            Measurement.Round quietRound = Measurement.round(quiet, ProcessCpu.Clocks.read(service).since(quietStart),
+                    null);
             LoadDriver.OpenLoop duplicates = driver.openLoop(rate, storm);
             ProcessCpu.Clocks stormStart = ProcessCpu.Clocks.read(service);
             LoadDriver.GroupResult result = driver.run(settings.round(), List.of(fresh)).getFirst();

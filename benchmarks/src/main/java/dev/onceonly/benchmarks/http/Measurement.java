@@ -32,24 +32,26 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
      *     {@code null} where other load ran at the same time
      * @param driverCpuMillis the load driver's CPU time per request (this process, all threads), or {@code null}
      *     where other load ran at the same time
+     * @param traffic what the service sent its database and Redis per request, or {@code null} where no one service
+     *     was measured
      */
     public record Round(double throughput, double p50Millis, double p99Millis, Map<Integer, Long> statuses,
             @Nullable Double databaseCpuMillis, @Nullable Double serviceCpuMillis, @Nullable Double machineCpuMillis,
-            @Nullable Double driverCpuMillis) {
+            @Nullable Double driverCpuMillis, Traffic.@Nullable PerRequest traffic) {
     }
 
-    /** A closed-loop round alone on the machine, and the CPU time it cost. */
-    static Round round(LoadDriver.GroupResult result, ProcessCpu.Clocks spent) {
+    /** A closed-loop round alone on the machine, and the CPU time and the traffic it cost. */
+    static Round round(LoadDriver.GroupResult result, ProcessCpu.Clocks spent, Traffic.@Nullable PerRequest traffic) {
         long requests = result.requests();
         return new Round(result.throughput(), result.p50Millis(), result.p99Millis(), result.statuses(),
                 ProcessCpu.millis(spent.database()) / requests,
                 spent.service() == null ? null : ProcessCpu.millis(spent.service()) / requests,
-                ProcessCpu.millis(spent.machine()) / requests, ProcessCpu.millis(spent.driver()) / requests);
+                ProcessCpu.millis(spent.machine()) / requests, ProcessCpu.millis(spent.driver()) / requests, traffic);
     }
 
     static Round round(LoadDriver.GroupResult result) {
         return new Round(result.throughput(), result.p50Millis(), result.p99Millis(), result.statuses(), null, null,
-                null, null);
+                null, null, null);
     }
 
     /** An open-loop run as one round: its latencies count from when each request was due. */
@@ -57,7 +59,7 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
         Histogram all = new Histogram(3_600_000_000L, 3);
         result.seconds().forEach(all::add);
         return new Round(result.requests() / result.elapsedSeconds(), all.getValueAtPercentile(50) / 1000.0,
-                all.getValueAtPercentile(99) / 1000.0, result.statuses(), null, null, null, null);
+                all.getValueAtPercentile(99) / 1000.0, result.statuses(), null, null, null, null, null);
     }
 
     public double medianThroughput() {
@@ -99,6 +101,11 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
     private @Nullable Double medianOf(Function<Round, @Nullable Double> figure) {
         List<Double> measured = rounds.stream().map(figure).filter(Objects::nonNull).toList();
         return measured.isEmpty() ? null : median(measured);
+    }
+
+    /** The median round's figure of the traffic per request, if measured. */
+    public @Nullable Double medianTraffic(Function<Traffic.PerRequest, @Nullable Double> figure) {
+        return medianOf(round -> round.traffic() == null ? null : figure.apply(round.traffic()));
     }
 
     public double medianP99() {

@@ -32,10 +32,12 @@ final class ServiceProcess implements AutoCloseable {
 
     private final Process process;
     private final int port;
+    private final String jdbcUrl;
 
-    private ServiceProcess(Process process, int port) {
+    private ServiceProcess(Process process, int port, String jdbcUrl) {
         this.process = process;
         this.port = port;
+        this.jdbcUrl = jdbcUrl;
     }
 
     /**
@@ -57,7 +59,7 @@ final class ServiceProcess implements AutoCloseable {
                 "--logging.level.root=WARN"));
         properties.forEach(property -> command.add("--" + property));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        ServiceProcess service = new ServiceProcess(process, port);
+        ServiceProcess service = new ServiceProcess(process, port, jdbcUrl);
         try {
             service.awaitHealthy(Duration.ofSeconds(120));
         } catch (Exception | Error e) {
@@ -70,6 +72,15 @@ final class ServiceProcess implements AutoCloseable {
     /** The on-core and waiting time of the service's threads whose names start with {@code prefix}, by thread. */
     Map<Long, ProcessCpu.Schedule> schedules(String prefix) throws IOException {
         return ProcessCpu.schedules(process.pid(), prefix);
+    }
+
+    /** The database the service runs on. */
+    String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    long pid() {
+        return process.pid();
     }
 
     /** The CPU time the service's process used so far, all threads, in clock ticks. */

@@ -72,12 +72,13 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
      * A virtual thread's stack, copied to the heap when it parks (on every database round trip): counted apart,
      * since it grows with the round trips and the stack's depth, not with any one component's work.
      */
+    private static final String REDIS_CLIENT = "Redis client (Spring Data Redis, Lettuce, Netty)";
     private static final String VIRTUAL_THREADS = "virtual threads (stacks saved on park)";
 
     /** The components, in the order the report shows them. */
     public static final List<String> COMPONENTS = List.of("OnceOnly: filter and response capture", "OnceOnly: body caching",
-            "OnceOnly: fingerprint", "OnceOnly: engine", "OnceOnly: store", "application", "JSON (Jackson)",
-            "JDBC driver and pool", "Spring", "Spring Security", "Tomcat (HTTP)", "metrics and logging",
+            "OnceOnly: fingerprint", "OnceOnly: engine", "OnceOnly: store", "OnceOnly: Redis layer", "application",
+            "JSON (Jackson)", "JDBC driver and pool", REDIS_CLIENT, "Spring", "Spring Security", "Tomcat (HTTP)", "metrics and logging",
             VIRTUAL_THREADS, "JDK and other");
 
     /**
@@ -340,11 +341,17 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
                 || type.startsWith("dev.onceonly.spring.boot.web.ServletFingerprints")) {
             return "OnceOnly: fingerprint";
         }
+        if (type.startsWith("dev.onceonly.redis.")) {
+            return "OnceOnly: Redis layer";
+        }
         if (type.startsWith("dev.onceonly.spring.")) {
             return "OnceOnly: filter and response capture";
         }
         if (type.startsWith("dev.onceonly.")) {
             return "OnceOnly: engine";
+        }
+        if (type.startsWith("org.springframework.data.redis.")) {
+            return REDIS_CLIENT;
         }
         if (type.startsWith("org.springframework.security.")) {
             return "Spring Security";
@@ -365,6 +372,9 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         }
         if (type.startsWith("org.postgresql.") || type.startsWith("com.zaxxer.hikari.")) {
             return "JDBC driver and pool";
+        }
+        if (type.startsWith("io.lettuce.") || type.startsWith("io.netty.")) {
+            return REDIS_CLIENT;
         }
         if (type.startsWith("io.micrometer.") || type.startsWith("ch.qos.logback.") || type.startsWith("org.slf4j.")) {
             return "metrics and logging";

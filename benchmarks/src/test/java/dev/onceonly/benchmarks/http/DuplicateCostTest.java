@@ -15,7 +15,7 @@ class DuplicateCostTest {
         ProcessCpu.Clocks spent = new ProcessCpu.Clocks(1000, 200, 300, 400L);
         // Without the storm, a request of the others cost 3 ms of the machine, 1.5 of the service, 0.8 of
         // PostgreSQL and 1 of the driver.
-        Measurement.Round quiet = new Measurement.Round(250, 1, 2, Map.of(201, 1L), 0.8, 1.5, 3.0, 1.0);
+        Measurement.Round quiet = new Measurement.Round(250, 1, 2, Map.of(201, 1L), 0.8, 1.5, 3.0, 1.0, null);
 
         HttpBenchmark.DuplicateCost cost = HttpBenchmark.DuplicateCost.of(spent, 2000, quiet, 1000);
 
