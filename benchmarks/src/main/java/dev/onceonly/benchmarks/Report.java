@@ -470,22 +470,6 @@ final class Report {
                 : Optional.of(figure.applyAsDouble(t) / figure.applyAsDouble(b));
     }
 
-    /**
-     * How far above 1 the ratio of two profiles' mean young pauses may lie by chance: two standard errors of the
-     * difference of the means, relative to the bottom one's mean. With tens of collections a side, a mean moves
-     * by a few per cent from one recording to the next.
-     */
-    private double pauseNoise(String top, String bottom, int clients) {
-        ServiceProfile t = http.profiles().get(top + "/" + clients);
-        ServiceProfile b = http.profiles().get(bottom + "/" + clients);
-        if (t == null || b == null || b.youngPauses().meanMillis() == 0) {
-            return 0;
-        }
-        double errorT = t.youngPauses().meanErrorMillis();
-        double errorB = b.youngPauses().meanErrorMillis();
-        return 2 * Math.sqrt(errorT * errorT + errorB * errorB) / b.youngPauses().meanMillis();
-    }
-
     private Optional<Double> p99Ratio(String top, String bottom, int clients) {
         return find(top, clients).flatMap(t -> find(bottom, clients).map(b -> t.medianP99() / b.medianP99()));
     }
