@@ -386,10 +386,12 @@ public final class IdempotencyEngine {
     }
 
     /**
-     * Asks the shared cache first: a finished outcome is replayed and an attempt running on another instance waited
-     * for, both without the store (a duplicate still marked as running when its wait is over asks the store once,
-     * which refuses it only if the attempt really runs; with write-once, whose attempts have no record while they
-     * run, it reads the record once and is refused unless the record is finished); otherwise the attempt goes to the store, marked as running while it does.
+     * Asks the shared cache first: a finished outcome there is replayed without the store. A marker of the same
+     * request means an attempt started elsewhere and may have ended (a marker stays until the outcome's first
+     * replay): the duplicate reads the store's record at each poll, replays a finished one (which the shared cache
+     * then keeps), and waits while the marker stays, at most its wait; then, still marked, it asks the store once,
+     * which refuses it only if the attempt really runs (with write-once, whose attempts have no record while they
+     * run, it is refused). Without a marker, the attempt goes to the store, marked as running while it does.
      */
     private <T, X extends Exception> IdempotentResult<T> attemptPastSharedCache(OutcomeCache shared,
             IdempotencyScope scope, Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
@@ -407,22 +409,22 @@ public final class IdempotencyEngine {
                     if (!fingerprint.matches(running.fingerprint())) {
                         throw IdempotencyKeyReusedException.of(scope);
                     }
+                    // A marker outlives an attempt that finished: the shared cache learns the outcome from its
+                    // first replay, this one (Records#remember). Only the store tells whether the attempt ended.
+                    IdempotentResult<T> ended = committedOutcome(scope, fingerprint, codec);
+                    if (ended != null) {
+                        return ended;
+                    }
                     if (!pauseBeforePolling(deadline)) {
                         if (writesOnce) {
                             // The attempt may be one that writes once: it has no record while it runs, so only its
-                            // marker tells that it does. But a marker also outlives an attempt that committed when
-                            // Redis failed between the commit and the remembering: a finished record answers
-                            // (issue 39: such duplicates were refused for the marker's whole time to live).
-                            IdempotentResult<T> committed = committedOutcome(scope, fingerprint, codec);
-                            if (committed != null) {
-                                return committed;
-                            }
+                            // marker tells that it does; the store had no finished record at the last poll.
                             log.debug("Request in progress on another instance: operation={} key={}",
                                     scope.operation(), scope.key());
                             throw RequestInProgressException.of(scope, settings.retryAfter);
                         }
-                        // A marker can outlive its attempt (its process died, Redis failed between the commit
-                        // and the remembering): before a duplicate is refused, the store decides, once.
+                        // A marker can outlive an attempt that never finished (its process died): before a
+                        // duplicate is refused, the store decides, once.
                         log.debug("Marked as running elsewhere all through the wait, asking the store: operation={} "
                                 + "key={}", scope.operation(), scope.key());
                         return attemptUntilDone(scope, fingerprint, codec, work, deadline);

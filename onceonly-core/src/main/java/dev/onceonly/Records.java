@@ -138,26 +138,23 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
     }
 
     /**
-     * Remembers the outcome an attempt here just committed, in the shared cache only. This process's memory keeps
-     * outcomes once they were replayed ({@link #rememberReplayed}): most keys are never retried, and keeping every
-     * fresh outcome for the memory's time to live would keep it alive past the young collections in between, which
-     * then copy it (longer pauses) to win the rare replay a single read answers as well. An outcome that duplicates
-     * here wait for ({@link ReplayCache#markAwaited}) is kept too: they replay it from memory once the attempt
-     * ended, instead of asking the store one after the other.
+     * Remembers the outcome an attempt here just committed, in this process's memory only if duplicates here wait
+     * for it ({@link ReplayCache#markAwaited}): they replay it from memory once the attempt ended, instead of asking
+     * the store one after the other. Otherwise nothing keeps it but the store: most keys are never retried. This
+     * process's memory keeps outcomes once they were replayed ({@link #rememberReplayed}), since keeping every
+     * fresh one for the memory's time to live would keep it alive past the young collections in between, which
+     * then copy it (longer pauses) to win the rare replay a single read answers as well.
+     *
+     * <p>The shared cache learns an outcome from its first replay too, not from its attempt: telling it here would
+     * cost every first execution a second round trip to Redis, which cost the service more CPU than the
+     * replays it spares the store save (issue 42). The attempt's marker stays until that replay or its time to live
+     * ends it, and a duplicate that meets it asks the store whether the attempt has finished.
      */
     void remember(IdempotencyScope scope, Fingerprint fingerprint, StoredResponse response, Instant expiresAt) {
-        // Remembering drops the scope's marker in the shared cache too: its attempt need not leave it.
+        // The marker stays in the shared cache, for a duplicate to ask the store: its attempt does not leave it.
         markers.remove(scope);
-        boolean awaited = replays != null && replays.takeAwaited(scope);
-        if (!awaited && shared == null) {
-            return;
-        }
-        CachedOutcome outcome = outcome(fingerprint, response, expiresAt);
-        if (awaited && replays != null) {
-            replays.remember(scope, outcome);
-        }
-        if (shared != null) {
-            shared.remember(scope, outcome);
+        if (replays != null && replays.takeAwaited(scope)) {
+            replays.remember(scope, outcome(fingerprint, response, expiresAt));
         }
     }
 

@@ -46,6 +46,8 @@ class RecordAdministrationTest {
     @Test
     void evictedRecordRunsAgainAndNeitherThisProcessesMemoryNorTheSharedCacheReplaysIt() {
         engine.execute(scope, request("a"), TEXT, attempt -> "first");
+        // Replayed once, the outcome is in this process's memory and in the shared cache.
+        assertThat(engine.execute(scope, request("a"), TEXT, attempt -> "again").replayed()).isTrue();
         assertThat(shared.outcomes).containsKey(scope);
 
         RecordAdministration.Eviction eviction = engine.administration().evict(scope, "customer asked to pay again");

@@ -5,19 +5,23 @@ import dev.onceonly.IdempotencyScope;
 
 /**
  * What the engine asks before its store, holding no database connection: the finished outcome of a scope, so that a
- * hot replay reaches no database, and whether an attempt at it runs somewhere, so that a duplicate is told so at
- * once. The engine has one in this process (bounded in bytes, a few seconds) and may have one shared by all
+ * hot replay reaches no database, and whether an attempt at it started somewhere, so that a duplicate waits for it
+ * instead of running. The engine has one in this process (bounded in bytes, a few seconds) and may have one shared by all
  * instances of a service (Redis).
  *
  * <p>A cache is an accelerator, never the judge: the store alone decides every race a cache missed. So:
  * <ul>
  *   <li>No method throws. A cache that cannot answer (unreachable, slow, its breaker open) answers
  *       {@link Unknown}, remembers nothing, and the engine goes to the store as if it had none.</li>
- *   <li>{@link #remember} is called only once an outcome is durable (after the commit that stored it), and keeps
- *       it no longer than its record's {@link CachedOutcome#expiresAt}: a finished record never changes before it
- *       expires, which is all that makes a cached outcome true.</li>
- *   <li>A marker only speeds duplicates up. Its holder may die; the marker then runs out by its own time to live,
- *       and meanwhile duplicates are told to retry (never run), which is what they would hear from the store.</li>
+ *   <li>{@link #remember} is called only once an outcome is durable (after the commit that stored it) and has been
+ *       replayed from the store, and keeps it no longer than its record's {@link CachedOutcome#expiresAt}: a
+ *       finished record never changes before it expires, which is all that makes a cached outcome true. The
+ *       attempt that stored it does not call it: that would cost every first execution a round trip, for the few
+ *       keys that are ever retried.</li>
+ *   <li>A marker says an attempt started, not that it still runs: it stays after a success until the outcome's
+ *       first replay or its own time to live, and a duplicate that meets it asks the store whether the attempt has
+ *       finished. Its holder may die; the marker then runs out by its own time to live, and meanwhile duplicates
+ *       are told to retry (never run), which is what they would hear from the store.</li>
  * </ul>
  * Implementations are thread-safe.
  */
@@ -56,8 +60,8 @@ public interface OutcomeCache {
     }
 
     /**
-     * An attempt at the scope runs somewhere, for a request with {@code fingerprint}: wait, or answer as in
-     * progress; never run.
+     * An attempt at the scope started somewhere, for a request with {@code fingerprint}, and may have finished:
+     * replay its stored outcome, else wait, or answer as in progress; never run.
      */
     record Running(Fingerprint fingerprint) implements Entry {
     }

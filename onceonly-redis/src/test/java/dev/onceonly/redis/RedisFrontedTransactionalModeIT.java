@@ -72,9 +72,10 @@ class RedisFrontedTransactionalModeIT {
 
     @AfterAll
     static void mostTestsOfTheOutageVariantsLostRedisHalfway() {
-        // Those that store no outcome (refused or rolled-back requests) keep Redis throughout.
-        assertThat(TESTS_WITH_AN_OUTAGE.get()).isGreaterThan(OUTAGE_VARIANT_TESTS.get() / 3);
-        assertThat(TESTS_WITH_A_FREEZE.get()).isGreaterThan(FROZEN_VARIANT_TESTS.get() / 3);
+        // An outcome reaches Redis at its first replay from the store: tests with none (a single execution, refused
+        // or rolled-back requests) keep Redis throughout; 9 of the 32 tests of each variant replay.
+        assertThat(TESTS_WITH_AN_OUTAGE.get()).isGreaterThan(OUTAGE_VARIANT_TESTS.get() / 4);
+        assertThat(TESTS_WITH_A_FREEZE.get()).isGreaterThan(FROZEN_VARIANT_TESTS.get() / 4);
     }
 
     @AfterAll
@@ -286,13 +287,13 @@ class RedisFrontedTransactionalModeIT {
 
     @Nested
     class WithRedisKilledAndRestartedMidTest extends PostgresTransactionalModeIT {
-        private final List<OutageOnFirstOutcome> outages = new CopyOnWriteArrayList<>();
+        private final List<MidTestOutage> outages = new CopyOnWriteArrayList<>();
 
         @Override
         protected IdempotencyEngineBuilder configure(IdempotencyEngineBuilder builder) {
             RESTARTING.restart();
-            OutageOnFirstOutcome outage = new OutageOnFirstOutcome(RESTARTING, cache(RESTARTING_CONNECTIONS),
-                    OutageOnFirstOutcome.Outage.KILLED);
+            MidTestOutage outage = new MidTestOutage(RESTARTING, cache(RESTARTING_CONNECTIONS),
+                    MidTestOutage.Outage.KILLED, MidTestOutage.Moment.FIRST_OUTCOME);
             outages.add(outage);
             return builder.outcomeCache(outage).writeOnce(true);
         }
@@ -300,7 +301,7 @@ class RedisFrontedTransactionalModeIT {
         @AfterEach
         void everyKilledRedisFailedSomeCalls() {
             OUTAGE_VARIANT_TESTS.incrementAndGet();
-            if (outages.stream().anyMatch(OutageOnFirstOutcome::struck)) {
+            if (outages.stream().anyMatch(MidTestOutage::struck)) {
                 TESTS_WITH_AN_OUTAGE.incrementAndGet();
                 assertThat(total(RedisOutcomeCache.Statistics::failures)).isPositive();
             }
@@ -313,19 +314,19 @@ class RedisFrontedTransactionalModeIT {
      */
     @Nested
     class WithRedisFrozenMidTest extends PostgresTransactionalModeIT {
-        private final List<OutageOnFirstOutcome> outages = new CopyOnWriteArrayList<>();
+        private final List<MidTestOutage> outages = new CopyOnWriteArrayList<>();
 
         @Override
         protected IdempotencyEngineBuilder configure(IdempotencyEngineBuilder builder) {
-            OutageOnFirstOutcome outage = new OutageOnFirstOutcome(FREEZING, cache(FREEZING_CONNECTIONS),
-                    OutageOnFirstOutcome.Outage.FROZEN);
+            MidTestOutage outage = new MidTestOutage(FREEZING, cache(FREEZING_CONNECTIONS),
+                    MidTestOutage.Outage.FROZEN, MidTestOutage.Moment.FIRST_OUTCOME);
             outages.add(outage);
             return builder.outcomeCache(outage).writeOnce(true);
         }
 
         @AfterEach
         void everyFrozenRedisFailedSomeCallsAndIsThawed() {
-            boolean struck = outages.stream().anyMatch(OutageOnFirstOutcome::struck);
+            boolean struck = outages.stream().anyMatch(MidTestOutage::struck);
             FREEZING.thaw();
             FROZEN_VARIANT_TESTS.incrementAndGet();
             if (struck) {

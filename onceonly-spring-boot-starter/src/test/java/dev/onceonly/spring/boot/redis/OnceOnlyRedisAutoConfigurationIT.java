@@ -64,12 +64,15 @@ class OnceOnlyRedisAutoConfigurationIT {
                     "onceonly.redis.prefix=" + prefix);
 
     @Test
-    void anOutcomeStoredThroughOneContextsEngineIsReplayedByAnotherWithoutItsStore(CapturedOutput output) {
+    void anOutcomeReplayedThroughOneContextsEngineIsReplayedByAnotherWithoutItsStore(CapturedOutput output) {
         AtomicInteger runs = new AtomicInteger();
         runner.run(first -> {
             assertThat(output).contains("OnceOnly Redis fast layer on: Redis at 127.0.0.1:" + PORT + " answers");
-            first.getBean(IdempotencyEngine.class).execute(scope, request(), OutcomeCodec.identity(),
-                    attempt -> created(runs));
+            IdempotencyEngine engine = first.getBean(IdempotencyEngine.class);
+            engine.execute(scope, request(), OutcomeCodec.identity(), attempt -> created(runs));
+            // Its first replay, from the store, gives Redis the outcome.
+            assertThat(engine.execute(scope, request(), OutcomeCodec.identity(), attempt -> created(runs))
+                    .replayed()).isTrue();
         });
         // Another instance: a store of its own that has never seen the request, the same Redis.
         runner.run(second -> {
@@ -93,8 +96,10 @@ class OnceOnlyRedisAutoConfigurationIT {
         new SecureRandom().nextBytes(key);
         runner.withPropertyValues("onceonly.encryption.active-key-id=k1",
                 "onceonly.encryption.keys.k1=" + Base64.getEncoder().encodeToString(key)).run(context -> {
-                    context.getBean(IdempotencyEngine.class).execute(scope, request(), OutcomeCodec.identity(),
-                            attempt -> created(new AtomicInteger()));
+                    IdempotencyEngine engine = context.getBean(IdempotencyEngine.class);
+                    engine.execute(scope, request(), OutcomeCodec.identity(), attempt -> created(new AtomicInteger()));
+                    // Its first replay, from the store, gives Redis the outcome.
+                    engine.execute(scope, request(), OutcomeCodec.identity(), attempt -> created(new AtomicInteger()));
 
                     StringRedisTemplate redis = context.getBean(OnceOnlyRedis.class).template();
                     String value = redis.opsForValue().get(prefix + ":{" + scope.id() + "}:o");
