@@ -4,7 +4,9 @@ import dev.onceonly.OutcomePolicy.Decision;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.IdempotencyStore.Insertion;
 import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.InsertionRefusedException;
 import dev.onceonly.spi.LeaseToken;
 import java.time.Clock;
 import java.time.Duration;
@@ -77,6 +79,15 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
             records.claimFirst(scope);
             rethrowUnknown(unknown.get());
             return attempt(scope, fingerprint, codec, work, lockWait);
+        } catch (InsertionRefusedException refused) {
+            // The store sent the record with the commit, which refused it: rolled back, as RecordMet or
+            // ClaimContended would have, and handled alike.
+            log.debug("Record refused at the commit of a write-once attempt ({}), claiming first: operation={} "
+                    + "key={}", refused.insertion(), scope.operation(), scope.key());
+            records.claimFirst(scope);
+            rethrowUnknown(unknown.get());
+            return refused.insertion() == Insertion.EXISTS ? attempt(scope, fingerprint, codec, work, lockWait)
+                    : null;
         } catch (ClaimContended contended) {
             records.claimFirst(scope);
             // Work whose outcome is unknown may still take effect: never run it again, nor answer as if it had not.

@@ -94,6 +94,10 @@ public interface IdempotencyStore {
      * completion's state, expiring at the completion's {@code expiresAt}; it never replaces a record, expired or
      * not.
      *
+     * <p>A store may instead hold the write back and send it with the transaction's commit, in one round trip: it
+     * then answers {@link Insertion#INSERTED} at once, and should the write meet a record or wait too long, the
+     * commit fails with {@link InsertionRefusedException} and commits nothing, the work's writes neither.
+     *
      * @return {@link Insertion#INSERTED}; {@link Insertion#EXISTS} if the scope has a record (also one another
      *     transaction committed while this one waited for it); {@link Insertion#LOCKED} if another transaction's
      *     uncommitted record held it longer than the request's lock wait. Either of the last two leaves nothing

@@ -287,6 +287,15 @@ public abstract class JdbcDialect {
     }
 
     /**
+     * {@code insert} ({@link #insertFinished}) bounded by {@code lockWait}, followed by the commit in the same
+     * statement, failing as {@link #completeWithCommit} does ({@link #isNothingCompleted}) when it inserted
+     * nothing; only for a dialect whose {@link #completeWithCommit} is not {@code null}.
+     */
+    protected String insertFinishedWithCommit(String insert, Duration lockWait) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not commit with a statement");
+    }
+
+    /**
      * Whether {@code connection} can commit with a statement that {@link #completeWithCommit} gives, so that its
      * own {@link Connection#commit()} after it sends nothing and its transaction state stays right.
      */

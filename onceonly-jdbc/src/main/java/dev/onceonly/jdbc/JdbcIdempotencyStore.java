@@ -10,6 +10,7 @@ import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.IdempotencyStore;
+import dev.onceonly.spi.InsertionRefusedException;
 import dev.onceonly.spi.LeaseToken;
 import dev.onceonly.spi.Purgeable;
 import dev.onceonly.spi.RecordState;
@@ -463,20 +464,25 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return true;
     }
 
+    /**
+     * Where the completion would go with the commit ({@link #complete}), the record does too: the work's
+     * transaction then takes two round trips, its own statements and the record with the commit. Should the record
+     * meet another, or wait for one too long, the commit fails with {@link InsertionRefusedException}.
+     */
     @Override
     public Insertion insertFinished(ClaimRequest request, Completion completion, Instant now) {
         Instant at = micros(now);
         return withConnection("insert-finished", request.scope(), false, (connection, joined) -> {
             requireMode(request, joined);
+            if (joined && completeWithCommitSql != null && dialect.commitsWithStatement(connection)
+                    && connections.holdUntilCommit(
+                            (held, withCommit) -> sendInsertion(held, withCommit, request, completion, at),
+                            e -> storeException("insert-finished", request.scope(), e))) {
+                return Insertion.INSERTED;
+            }
             try (PreparedStatement statement = connection.prepareStatement(
                     dialect.boundedWrite(insertFinishedSql, request.lockWait(), true))) {
-                int i = bindScope(statement, 1, request.scope());
-                statement.setBytes(i++, request.fingerprint().digest());
-                statement.setString(i++, completion.state().name());
-                i = bindResponse(statement, i, completion.response());
-                dialect.setInstant(statement, i++, at);
-                dialect.setInstant(statement, i++, at);
-                dialect.setInstant(statement, i, micros(completion.expiresAt()));
+                bindInsertion(statement, request, completion, at);
                 return changedRows(statement) == 1 ? Insertion.INSERTED : Insertion.EXISTS;
             } catch (SQLException e) {
                 if (!dialect.isLockNotAvailable(e)) {
@@ -486,6 +492,41 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
                 return Insertion.LOCKED;
             }
         });
+    }
+
+    /** A held-back record: with the commit, or before another statement of the store. */
+    private void sendInsertion(Connection connection, boolean withCommit, ClaimRequest request,
+            Completion completion, Instant at) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(withCommit
+                ? dialect.insertFinishedWithCommit(insertFinishedSql, request.lockWait())
+                : dialect.boundedWrite(insertFinishedSql, request.lockWait(), true))) {
+            bindInsertion(statement, request, completion, at);
+            if (withCommit) {
+                statement.execute();
+            } else if (changedRows(statement) != 1) {
+                throw new InsertionRefusedException(Insertion.EXISTS, "the scope has a record; nothing committed");
+            }
+        } catch (SQLException e) {
+            if (withCommit && dialect.isNothingCompleted(e)) {
+                throw new InsertionRefusedException(Insertion.EXISTS, "the scope has a record; nothing committed");
+            }
+            if (dialect.isLockNotAvailable(e)) {
+                throw new InsertionRefusedException(Insertion.LOCKED, "another transaction held the scope's record "
+                        + "longer than the lock wait; nothing committed");
+            }
+            throw e;
+        }
+    }
+
+    private void bindInsertion(PreparedStatement statement, ClaimRequest request, Completion completion,
+            Instant at) throws SQLException {
+        int i = bindScope(statement, 1, request.scope());
+        statement.setBytes(i++, request.fingerprint().digest());
+        statement.setString(i++, completion.state().name());
+        i = bindResponse(statement, i, completion.response());
+        dialect.setInstant(statement, i++, at);
+        dialect.setInstant(statement, i++, at);
+        dialect.setInstant(statement, i, micros(completion.expiresAt()));
     }
 
     /** Binds http_status, response_headers, response_body and resource_id; returns the next index. */

@@ -144,6 +144,15 @@ public final class PostgresDialect extends JdbcDialect {
     }
 
     /**
+     * The lock bound set for the rest of the transaction, which ends with the statement: nothing to set back.
+     */
+    @Override
+    protected String insertFinishedWithCommit(String insert, Duration lockWait) {
+        return "SET LOCAL lock_timeout = '" + lockBoundMillis(lockWait) + "ms'; WITH inserted AS (" + insert
+                + " RETURNING 1) SELECT 1 / count(*) FROM inserted; COMMIT";
+    }
+
+    /**
      * The PostgreSQL JDBC driver follows the server's transaction state, and its {@code commit()} sends nothing
      * once a statement has committed; unless it wraps statements in savepoints of its own ({@code autosave}), which
      * it would then try to release outside a transaction.

@@ -11,9 +11,11 @@ import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.TransactionRollbackException;
 import dev.onceonly.StoredResponse;
+import dev.onceonly.spi.CachedOutcome;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.OutcomeCache;
 import dev.onceonly.spi.RecordState;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -63,15 +65,8 @@ class PostgresCompletionWithCommitIT {
     void theCompletionTravelsWithTheCommit() {
         IdempotencyScope scope = newScope();
 
-        String answer = engine(new DataSourceTransactionManager(recorded)).execute(scope, fingerprint(),
-                new TextCodec(), attempt -> {
-                    jdbc.update(ORDER, scope.owner());
-                    return "placed";
-                }).value();
+        placesOneOrder(engine(new DataSourceTransactionManager(recorded)), scope);
 
-        assertThat(answer).isEqualTo("placed");
-        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
-        assertThat(orders(scope)).isEqualTo(1);
         assertThat(completionSent()).endsWith("; COMMIT");
     }
 
@@ -262,9 +257,71 @@ class PostgresCompletionWithCommitIT {
         assertThat(orders(scope)).isZero();
     }
 
+    /** A write-once first execution: its own statements, then its record with the commit, two round trips. */
+    @Test
+    void aRecordWrittenOnceTravelsWithTheCommit() {
+        IdempotencyScope scope = newScope();
+
+        placesOneOrder(writingOnce(new DataSourceTransactionManager(recorded)), scope);
+
+        assertThat(sent).filteredOn(sql -> sql.contains("onceonly_record") && !sql.startsWith("SELECT"))
+                .singleElement().satisfies(sql -> assertThat(sql).contains("INSERT INTO onceonly_record")
+                        .endsWith("; COMMIT"));
+    }
+
+    /**
+     * The record sent with the commit meets one the scope already has: the commit commits nothing, the work's
+     * order neither, and the attempt claims as usual, which replays the record.
+     */
+    @Test
+    void aRecordWrittenOnceThatMeetsAnotherAtTheCommitRollsTheWorkBackAndReplaysIt() {
+        IdempotencyScope scope = newScope();
+        DataSourceTransactionManager manager = new DataSourceTransactionManager(recorded);
+        engine(manager).execute(scope, fingerprint(), new TextCodec(), attempt -> {
+            jdbc.update(ORDER, scope.owner());
+            return "first";
+        });
+
+        var again = writingOnce(manager).execute(scope, fingerprint(), new TextCodec(), attempt -> {
+            jdbc.update(ORDER, scope.owner());
+            return "second";
+        });
+
+        assertThat(again.value()).isEqualTo("first");
+        assertThat(again.replayed()).isTrue();
+        assertThat(orders(scope)).isEqualTo(1);
+        assertThat(sent).filteredOn(sql -> sql.contains("INSERT INTO onceonly_record") && sql.endsWith("; COMMIT"))
+                .hasSize(1);
+    }
+
+    /** Where the completion goes apart from the commit, the record written once does too. */
+    @Test
+    void aRecordWrittenOnceGoesApartFromTheCommitWhereACompletionWould() {
+        IdempotencyScope scope = newScope();
+
+        writingOnce(new DataSourceTransactionManager(recorded) {
+        }).execute(scope, fingerprint(), new TextCodec(), attempt -> "placed");
+
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+        assertThat(sent).filteredOn(sql -> sql.contains("INSERT INTO onceonly_record")).singleElement()
+                .satisfies(sql -> assertThat(sql).doesNotContain("COMMIT"));
+    }
+
     @AfterEach
     void leavesNoResourceBound() {
         assertThat(TransactionSynchronizationManager.getResourceMap()).isEmpty();
+    }
+
+    /** Runs a first execution that places an order, and checks that it and its record committed. */
+    private void placesOneOrder(IdempotencyEngine engine, IdempotencyScope scope) {
+        String answer = engine.execute(scope, fingerprint(), new TextCodec(), attempt -> {
+            jdbc.update(ORDER, scope.owner());
+            return "placed";
+        }).value();
+
+        assertThat(answer).isEqualTo("placed");
+        assertThat(store.find(scope).orElseThrow().state()).isEqualTo(RecordState.SUCCEEDED);
+        assertThat(orders(scope)).isEqualTo(1);
     }
 
     /** The one completion the store sent. */
@@ -304,6 +361,29 @@ class PostgresCompletionWithCommitIT {
     private IdempotencyEngine engine(PlatformTransactionManager manager) {
         return IdempotencyEngine.builder(store)
                 .transactions(new SpringTransactionRunner(new TransactionTemplate(manager))).build();
+    }
+
+    /** An engine that writes first executions once: a shared cache's marker holds every duplicate off. */
+    private IdempotencyEngine writingOnce(PlatformTransactionManager manager) {
+        return IdempotencyEngine.builder(store).transactions(new SpringTransactionRunner(new TransactionTemplate(
+                manager))).outcomeCache(new AlwaysEntered()).writeOnce(true).build();
+    }
+
+    /** A shared cache that knows nothing and gives every attempt a marker. */
+    private static final class AlwaysEntered implements OutcomeCache {
+
+        @Override
+        public Entry enter(IdempotencyScope scope, Fingerprint fingerprint) {
+            return new Entered(new Marker(UUID.randomUUID().toString()));
+        }
+
+        @Override
+        public void remember(IdempotencyScope scope, CachedOutcome outcome) {
+        }
+
+        @Override
+        public void leave(IdempotencyScope scope, Marker marker) {
+        }
     }
 
     private int orders(IdempotencyScope scope) {
