@@ -5,8 +5,12 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.event.DefaultEventPublisherOptions;
+import io.lettuce.core.metrics.CommandLatencyRecorder;
+import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.EpollProvider;
 import io.lettuce.core.resource.IOUringProvider;
+import io.lettuce.core.tracing.Tracing;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -73,7 +77,7 @@ public final class FailFastLettuce {
                 ssl.startTls();
             }
         }
-        original.getClientResources().ifPresent(builder::clientResources);
+        original.getClientResources().map(FailFastLettuce::unobserved).ifPresent(builder::clientResources);
         original.getReadFrom().ifPresent(builder::readFrom);
         original.getRedisCredentialsProviderFactory().ifPresent(builder::redisCredentialsProviderFactory);
         original.getClientName().ifPresent(name -> builder.clientName(name + "-onceonly"));
@@ -91,6 +95,22 @@ public final class FailFastLettuce {
             return new LettuceConnectionFactory(sentinelConfiguration, configuration);
         }
         return new LettuceConnectionFactory(application.getStandaloneConfiguration(), configuration);
+    }
+
+    /**
+     * The application's resources (event loops, executors, timer, DNS resolver: shared, not copied) without
+     * per-command tracing and latency recording. Spring Boot observes every Lettuce command (a Micrometer observation, a
+     * timer), and Lettuce records each command's latency in a histogram where HdrHistogram is on the class path:
+     * together about as much of the service's CPU as the command itself, for calls that OnceOnly counts itself
+     * ({@link RedisOutcomeCache#statistics}). Never shut these down: they share what the application's own
+     * resources own, which the application shuts down.
+     */
+    static ClientResources unobserved(ClientResources application) {
+        // A copy takes every part of the application's but its event loops, unless given them: it would start its
+        // own, which no one shuts down.
+        return application.mutate().eventLoopGroupProvider(application.eventLoopGroupProvider())
+                .tracing(Tracing.disabled()).commandLatencyRecorder(CommandLatencyRecorder.disabled())
+                .commandLatencyPublisherOptions(DefaultEventPublisherOptions.disabled()).build();
     }
 
     /**

@@ -11,10 +11,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
-import java.util.UUID;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -29,9 +30,9 @@ import org.springframework.data.redis.serializer.RedisSerializer;
 
 /**
  * The outcome cache that a service's instances share in Redis: finished outcomes, so that a hot replay on any
- * instance is answered with no database statement, and markers of running attempts ({@code SET NX PX}, left by
- * compare-and-delete), so that a duplicate of an attempt running on another instance is told so without a
- * database connection. One script, one round trip, per question.
+ * instance is answered with no database statement, and markers of attempts that started ({@code SET NX PX}, left
+ * by compare-and-delete when an attempt ends without an outcome), so that a duplicate of an attempt on another
+ * instance waits for it instead of running. One script, one round trip, per question; a first execution asks one.
  *
  * <p>Redis is an accelerator here, never the judge: the store decides every race Redis missed. Any Redis error or
  * timeout counts against a circuit breaker and the call is answered {@link OutcomeCache.Unknown} (the engine then
@@ -131,7 +132,7 @@ public final class RedisOutcomeCache implements OutcomeCache {
     @Override
     public Entry enter(IdempotencyScope scope, Fingerprint fingerprint) {
         String id = scope.id();
-        byte[] marker = markerValue(fingerprint, UUID.randomUUID().toString());
+        byte[] marker = markerValue(fingerprint, token());
         @SuppressWarnings("unchecked")
         List<byte[]> reply = call(() -> redis.execute(ENTER, List.of(outcomeKey(id), markerKey(id)), marker,
                 decimal(markerTtl.toMillis())));
@@ -262,6 +263,15 @@ public final class RedisOutcomeCache implements OutcomeCache {
                 connecting.release();
             }
         }
+    }
+
+    /**
+     * 128 random bits in hex: an attempt's marker needs to be told apart from any other's, not kept secret, so not
+     * from {@code SecureRandom}, whose shared source every request would queue on.
+     */
+    private static String token() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        return HexFormat.of().toHexDigits(random.nextLong()) + HexFormat.of().toHexDigits(random.nextLong());
     }
 
     /** The fingerprint first, so that a duplicate learns which request runs, then the attempt's token. */
