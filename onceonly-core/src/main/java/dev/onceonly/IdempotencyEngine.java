@@ -450,9 +450,9 @@ public final class IdempotencyEngine {
     }
 
     /**
-     * The replay of the scope's finished, unexpired record, for a duplicate that faced another attempt's marker all
-     * through its wait; {@code null} if there is none, or if the store cannot tell now (the duplicate is then
-     * refused as in progress, as the marker says, rather than answered as if the store were down).
+     * The replay of the scope's finished, unexpired record, for a duplicate that faces another attempt's marker;
+     * {@code null} if there is none, or if the store cannot tell now (the duplicate then waits, and is refused as in
+     * progress, as the marker says, rather than answered as if the store were down).
      */
     private <T> @Nullable IdempotentResult<T> committedOutcome(IdempotencyScope scope, Fingerprint fingerprint,
             OutcomeCodec<T> codec) {
@@ -462,7 +462,9 @@ public final class IdempotencyEngine {
         } catch (IdempotencyStoreException unknown) {
             return null;
         }
-        return records.replayFound(scope, fingerprint, record, codec, settings.clock.instant());
+        // A joined attempt reads in its caller's transaction, which sees its own uncommitted records: never kept.
+        return records.replayFound(scope, fingerprint, record, codec, settings.clock.instant(),
+                mode != IdempotencyMode.JOINED);
     }
 
     /**

@@ -296,6 +296,16 @@ public abstract class JdbcDialect {
     }
 
     /**
+     * {@code insert} ({@link #insertFinished}) as a statement that fails, aborting its transaction, when it inserted
+     * nothing ({@link #isNothingCompleted}), so that the transaction can no longer commit what the work wrote: for a
+     * record held back to go with the commit but sent before it; only for a dialect whose
+     * {@link #completeWithCommit} is not {@code null}.
+     */
+    protected String insertFinishedOrFail(String insert) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not commit with a statement");
+    }
+
+    /**
      * Whether {@code connection} can commit with a statement that {@link #completeWithCommit} gives, so that its
      * own {@link Connection#commit()} after it sends nothing and its transaction state stays right.
      */

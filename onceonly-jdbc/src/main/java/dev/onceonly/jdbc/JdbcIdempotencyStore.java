@@ -497,17 +497,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** A held-back record: with the commit, or before another statement of the store. */
     private void sendInsertion(Connection connection, boolean withCommit, ClaimRequest request,
             Completion completion, Instant at) throws SQLException {
+        // Without the commit, the statement must still fail its transaction when it inserts nothing: whoever catches
+        // the refusal, the work's writes must not commit without a record.
         try (PreparedStatement statement = connection.prepareStatement(withCommit
                 ? dialect.insertFinishedWithCommit(insertFinishedSql, request.lockWait())
-                : dialect.boundedWrite(insertFinishedSql, request.lockWait(), true))) {
+                : dialect.boundedWrite(dialect.insertFinishedOrFail(insertFinishedSql), request.lockWait(), true))) {
             bindInsertion(statement, request, completion, at);
-            if (withCommit) {
-                statement.execute();
-            } else if (changedRows(statement) != 1) {
-                throw new InsertionRefusedException(Insertion.EXISTS, "the scope has a record; nothing committed");
-            }
+            statement.execute();
         } catch (SQLException e) {
-            if (withCommit && dialect.isNothingCompleted(e)) {
+            if (dialect.isNothingCompleted(e)) {
                 throw new InsertionRefusedException(Insertion.EXISTS, "the scope has a record; nothing committed");
             }
             if (dialect.isLockNotAvailable(e)) {

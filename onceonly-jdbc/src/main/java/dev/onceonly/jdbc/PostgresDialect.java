@@ -148,8 +148,14 @@ public final class PostgresDialect extends JdbcDialect {
      */
     @Override
     protected String insertFinishedWithCommit(String insert, Duration lockWait) {
-        return "SET LOCAL lock_timeout = '" + lockBoundMillis(lockWait) + "ms'; WITH inserted AS (" + insert
-                + " RETURNING 1) SELECT 1 / count(*) FROM inserted; COMMIT";
+        return "SET LOCAL lock_timeout = '" + lockBoundMillis(lockWait) + "ms'; " + insertFinishedOrFail(insert)
+                + "; COMMIT";
+    }
+
+    /** As a data-modifying {@code WITH} whose {@code SELECT} divides by the rows it inserted, as the completion's. */
+    @Override
+    protected String insertFinishedOrFail(String insert) {
+        return "WITH inserted AS (" + insert + " RETURNING 1) SELECT 1 / count(*) FROM inserted";
     }
 
     /**

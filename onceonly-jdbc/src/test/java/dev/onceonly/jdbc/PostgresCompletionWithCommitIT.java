@@ -15,6 +15,7 @@ import dev.onceonly.spi.CachedOutcome;
 import dev.onceonly.spi.ClaimRequest;
 import dev.onceonly.spi.ClaimResult;
 import dev.onceonly.spi.Completion;
+import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.OutcomeCache;
 import dev.onceonly.spi.RecordState;
 import java.lang.reflect.InvocationTargetException;
@@ -33,6 +34,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.core.Ordered;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -307,6 +309,44 @@ class PostgresCompletionWithCommitIT {
                 .satisfies(sql -> assertThat(sql).doesNotContain("COMMIT"));
     }
 
+    /**
+     * A record held back for the commit but sent before it, by a store call of a synchronization that acts first,
+     * meets another: the transaction can no longer commit the work's writes, even though that call's refusal was
+     * swallowed, and its caller hears that it rolled back.
+     */
+    @Test
+    void aHeldRecordSentBeforeTheCommitThatMeetsAnotherLeavesNothingToCommit() {
+        IdempotencyScope scope = newScope();
+        engine(new DataSourceTransactionManager(recorded)).execute(scope, fingerprint(), new TextCodec(),
+                attempt -> "first");
+        SpringTransactionRunner runner = runner();
+
+        assertThatThrownBy(() -> runner.inTransaction(() -> {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public int getOrder() {
+                    return Ordered.HIGHEST_PRECEDENCE;
+                }
+
+                @Override
+                public void beforeCommit(boolean readOnly) {
+                    try {
+                        store.find(newScope());
+                    } catch (RuntimeException swallowed) {
+                        // what a careless synchronization does
+                    }
+                }
+            });
+            jdbc.update(ORDER, scope.owner());
+            assertThat(store.insertFinished(finishedRequest(scope), success(), Instant.now()))
+                    .isEqualTo(IdempotencyStore.Insertion.INSERTED);
+            return null;
+        })).isInstanceOf(TransactionRollbackException.class);
+
+        assertThat(orders(scope)).isZero();
+        assertThat(store.find(scope).orElseThrow().response().bodyAsString()).isEqualTo("first");
+    }
+
     @AfterEach
     void leavesNoResourceBound() {
         assertThat(TransactionSynchronizationManager.getResourceMap()).isEmpty();
@@ -334,6 +374,11 @@ class PostgresCompletionWithCommitIT {
     /** Claims {@code scope} and completes it in the current transaction, which holds the completion back. */
     private void claimAndComplete(IdempotencyScope scope) {
         assertThat(store.complete(scope, claim(scope).token(), success(), Instant.now())).isTrue();
+    }
+
+    private static ClaimRequest finishedRequest(IdempotencyScope scope) {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
+        return new ClaimRequest(scope, fingerprint(), now, now.plusSeconds(3600), Duration.ofMillis(500), true);
     }
 
     private ClaimResult.Claimed claim(IdempotencyScope scope) {

@@ -12,8 +12,13 @@ import dev.onceonly.IdempotentResult;
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.OutcomeUnknownException;
 import dev.onceonly.StoredResponse;
+import dev.onceonly.spi.CachedOutcome;
+import dev.onceonly.spi.OutcomeCache;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
@@ -110,5 +115,59 @@ class PostgresSpringJoinedModeIT {
         assertThat(insideOther).isFalse();
         assertThat(insideOwn).isTrue();
         assertThat(runner.isTransactionActive()).isFalse();
+    }
+
+    /**
+     * Another instance's marker for the key, and the caller's transaction already holds the key's record, not yet
+     * committed (a batch that carries one message twice): the second call replays that record, but must not give it
+     * to the shared cache, from where every instance would replay an outcome that may still roll back.
+     */
+    @Test
+    void aRecordOfTheCallersOwnTransactionIsReplayedButNotSharedWhileAMarkerStands() {
+        IdempotencyScope scope = IdempotencyScope.of(owner, "consume",
+                IdempotencyKey.of(UUID.randomUUID().toString()));
+        Fingerprint message = Fingerprint.builder().method("MESSAGE").build();
+        MarkedElsewhere shared = new MarkedElsewhere(message);
+        IdempotencyEngine withMarker = IdempotencyEngine.builder(
+                        JdbcIdempotencyStore.create(DATA_SOURCE, new PostgresDialect()))
+                .transactions(runner).mode(IdempotencyMode.JOINED).outcomeCache(shared)
+                .waitTimeout(Duration.ofMillis(100)).build();
+
+        assertThatThrownBy(() -> new TransactionTemplate(transactionManager).executeWithoutResult(status -> {
+            StoredResponse first = withMarker.execute(scope, message, OutcomeCodec.identity(),
+                    attempt -> StoredResponse.of(200, "consumed".getBytes(StandardCharsets.UTF_8))).value();
+            IdempotentResult<StoredResponse> again = withMarker.execute(scope, message, OutcomeCodec.identity(),
+                    attempt -> StoredResponse.of(200, "twice".getBytes(StandardCharsets.UTF_8)));
+            assertThat(again.replayed()).isTrue();
+            assertThat(again.value().bodyAsString()).isEqualTo(first.bodyAsString());
+            throw new IllegalStateException("the batch fails after all");
+        })).isInstanceOf(IllegalStateException.class);
+
+        assertThat(shared.remembered).isEmpty();
+        assertThat(joined.find(scope)).isEmpty();
+    }
+
+    /** A shared cache in which another instance's attempt at every key started, and which records what it keeps. */
+    private static final class MarkedElsewhere implements OutcomeCache {
+        final List<CachedOutcome> remembered = new CopyOnWriteArrayList<>();
+        private final Fingerprint fingerprint;
+
+        MarkedElsewhere(Fingerprint fingerprint) {
+            this.fingerprint = fingerprint;
+        }
+
+        @Override
+        public Entry enter(IdempotencyScope scope, Fingerprint request) {
+            return new Running(fingerprint);
+        }
+
+        @Override
+        public void remember(IdempotencyScope scope, CachedOutcome outcome) {
+            remembered.add(outcome);
+        }
+
+        @Override
+        public void leave(IdempotencyScope scope, Marker marker) {
+        }
     }
 }

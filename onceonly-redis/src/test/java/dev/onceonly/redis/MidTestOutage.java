@@ -11,8 +11,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A Redis outcome cache whose server fails in the middle of a test, at the moment that hurts most, and is back three
- * calls later: just before the first outcome reaches it, at its first replay from the store (the attempt has
- * committed; its outcome never gets to Redis, its marker stays), or at the first call after an attempt took its
+ * calls later: just before the first outcome reaches it (from an attempt that wrote its record once, or at the
+ * outcome's first replay from the store: the attempt has committed; its outcome never gets to Redis, its marker
+ * stays), or at the first call after an attempt took its
  * marker (the marker, the only trace of that attempt in Redis, is lost). Killed, it comes back empty; frozen
  * (SIGSTOP: connections stay open, nothing answers, each call waits out the client's timeout), it comes back as it
  * was. The second moment can meet a write-once attempt still running, whose duplicates then run too (what
