@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * Runs every benchmark and writes the report: JMH for the in-process work, then the HTTP scenarios against the
  * reference service on the local PostgreSQL (and, for the Redis scenarios, the local Redis on 6379).
  * {@code ONCEONLY_BENCH_QUICK=1} makes a short run (into {@code target/}) to check that everything works; the full run
- * writes {@code docs/}. {@code ONCEONLY_BENCH_REDIS=1} runs only the baseline and the Redis scenarios, without JMH,
- * into {@code target/benchmark-redis}. {@code ONCEONLY_BENCH_CLEANUP=1} runs only the cleanup benchmark
+ * writes {@code docs/}. {@code ONCEONLY_BENCH_REDIS=1} runs only the first executions with and without Redis and the
+ * Redis scenarios, without JMH, into {@code docs/redis-report.md} (quick: {@code target/benchmark-quick}). {@code ONCEONLY_BENCH_CLEANUP=1} runs only the cleanup benchmark
  * ({@link CleanupBenchmark}), into {@code cleanup-report.md}.
  */
 public final class BenchmarkSuite {
@@ -44,8 +44,8 @@ public final class BenchmarkSuite {
         Path module = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
         boolean quick = "1".equals(System.getenv("ONCEONLY_BENCH_QUICK"));
         boolean redisOnly = "1".equals(System.getenv("ONCEONLY_BENCH_REDIS"));
-        Path out = quick ? module.resolve("target/benchmark-quick")
-                : redisOnly ? module.resolve("target/benchmark-redis") : module.resolve("docs");
+        Path out = quick ? module.resolve("target/benchmark-quick") : module.resolve("docs");
+        String name = redisOnly ? "redis" : "benchmark";
         Path work = module.resolve("target/benchmark-work");
         Files.createDirectories(out);
         Files.createDirectories(work);
@@ -72,11 +72,14 @@ public final class BenchmarkSuite {
                         5_000_000);
         HttpBenchmark benchmark = new HttpBenchmark(serviceJar, work, serverUrl, settings);
         HttpBenchmark.Results http = redisOnly ? benchmark.runRedisOnly() : benchmark.run();
+        if (redisOnly) {
+            http.facts().put("run", "ONCEONLY_BENCH_REDIS=1 " + Report.RUN);
+        }
 
         Report report = new Report(jmh, http, settings, started, Instant.now(), quick);
-        Files.writeString(out.resolve("benchmark-report.md"), report.markdown());
-        Files.writeString(out.resolve("benchmark-results.json"), report.json());
-        log.info("Report written to {}", out.resolve("benchmark-report.md"));
+        Files.writeString(out.resolve(name + "-report.md"), report.markdown());
+        Files.writeString(out.resolve(name + "-results.json"), report.json());
+        log.info("Report written to {}", out.resolve(name + "-report.md"));
     }
 
     /** Scenario f alone: cleanup of expired records under write load, the default setting and a faster one. */

@@ -187,7 +187,8 @@ final class Report {
                         + "in interleaved rounds.\n");
 
         jmhSection(md);
-        md.append("\n## Reproduce\n\n```sh\n").append(BUILD_SERVICE).append('\n').append(RUN).append("\n```\n");
+        md.append("\n## Reproduce\n\n```sh\n").append(BUILD_SERVICE).append('\n')
+                .append(http.facts().getOrDefault("run", RUN)).append("\n```\n");
         return md.toString();
     }
 
