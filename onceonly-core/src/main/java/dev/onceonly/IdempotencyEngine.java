@@ -410,7 +410,7 @@ public final class IdempotencyEngine {
                         throw IdempotencyKeyReusedException.of(scope);
                     }
                     // A marker outlives an attempt that finished: the shared cache learns the outcome from its
-                    // first replay, this one (Records#remember). Only the store tells whether the attempt ended.
+                    // first replay, this one (Records#rememberReplayed). Only the store tells whether it ended.
                     IdempotentResult<T> ended = committedOutcome(scope, fingerprint, codec);
                     if (ended != null) {
                         return ended;

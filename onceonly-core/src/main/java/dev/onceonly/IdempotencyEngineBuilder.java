@@ -166,9 +166,10 @@ public final class IdempotencyEngineBuilder implements Cloneable {
      * missed, and the attempt that loses it rolls its work back and replays the winner. Only for operations whose
      * work has no effect outside the store's transaction (no call to another system, no message, no Redis write):
      * the losing attempt's work runs before it loses, where a claim would have stopped it. Duplicates then trust the
-     * marker to the end of their wait (an attempt that writes once has no record while it runs), then read the record
-     * once: a finished one is replayed (its attempt committed, and Redis failed before it remembered the outcome),
-     * and without one they are refused while the marker lasts. Default {@code false}.
+     * marker to the end of their wait (an attempt that writes once has no record while it runs), reading the record
+     * at each poll: a finished one is replayed, and without one they are refused while the marker lasts. Such an
+     * attempt tells the cache its outcome after the commit, as no other attempt does: once its marker expired,
+     * nothing else would keep a retry from running the work again. Default {@code false}.
      */
     public IdempotencyEngineBuilder writeOnce(boolean writeOnce) {
         this.writeOnce = writeOnce;

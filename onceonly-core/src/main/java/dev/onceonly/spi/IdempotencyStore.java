@@ -96,7 +96,8 @@ public interface IdempotencyStore {
      *
      * <p>A store may instead hold the write back and send it with the transaction's commit, in one round trip: it
      * then answers {@link Insertion#INSERTED} at once, and should the write meet a record or wait too long, the
-     * commit fails with {@link InsertionRefusedException} and commits nothing, the work's writes neither.
+     * commit (or a call of the store that sends it before the commit) fails with {@link InsertionRefusedException},
+     * and the transaction commits nothing, the work's writes neither.
      *
      * @return {@link Insertion#INSERTED}; {@link Insertion#EXISTS} if the scope has a record (also one another
      *     transaction committed while this one waited for it); {@link Insertion#LOCKED} if another transaction's

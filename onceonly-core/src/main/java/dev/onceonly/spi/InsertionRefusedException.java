@@ -4,9 +4,10 @@ import dev.onceonly.IdempotencyException;
 import java.util.Objects;
 
 /**
- * The commit of a transaction refused the finished record that {@link IdempotencyStore#insertFinished} sent with it:
- * the scope had a record, or another transaction's held it longer than the lock wait. Nothing was committed, the
- * work's writes neither. The engine catches it and claims as usual; it reaches no one else.
+ * The finished record that {@link IdempotencyStore#insertFinished} held back for the commit was refused when it was
+ * sent: the scope had a record, or another transaction's held it longer than the lock wait. Thrown by the commit,
+ * or by whichever call of the store in the same transaction sent the record before it; either way the transaction
+ * can no longer commit anything, the work's writes neither. The engine catches it and claims as usual.
  */
 public final class InsertionRefusedException extends IdempotencyException {
 

@@ -13,14 +13,14 @@ import dev.onceonly.IdempotencyScope;
  * <ul>
  *   <li>No method throws. A cache that cannot answer (unreachable, slow, its breaker open) answers
  *       {@link Unknown}, remembers nothing, and the engine goes to the store as if it had none.</li>
- *   <li>{@link #remember} is called only once an outcome is durable (after the commit that stored it) and has been
- *       replayed from the store, and keeps it no longer than its record's {@link CachedOutcome#expiresAt}: a
- *       finished record never changes before it expires, which is all that makes a cached outcome true. The
- *       attempt that stored it does not call it: that would cost every first execution a round trip, for the few
- *       keys that are ever retried.</li>
- *   <li>A marker says an attempt started, not that it still runs: it stays after a success until the outcome's
- *       first replay or its own time to live, and a duplicate that meets it asks the store whether the attempt has
- *       finished. Its holder may die; the marker then runs out by its own time to live, and meanwhile duplicates
+ *   <li>{@link #remember} is called only once an outcome is durable (after the commit that stored it), at its first
+ *       replay from the store or by an attempt that wrote its record once, and keeps it no longer than its
+ *       record's {@link CachedOutcome#expiresAt}: a finished record never changes before it expires, which is all
+ *       that makes a cached outcome true. An attempt that claimed first does not call it: that would cost every
+ *       first execution a round trip, for the few keys that are ever retried.</li>
+ *   <li>A marker says an attempt started, not that it still runs: after a success it stays until the outcome
+ *       reaches the cache or its own time to live ends, and a duplicate that meets it asks the store whether the
+ *       attempt has finished. Its holder may die; the marker then runs out by its own time to live, and meanwhile duplicates
  *       are told to retry (never run), which is what they would hear from the store.</li>
  * </ul>
  * Implementations are thread-safe.

@@ -32,7 +32,8 @@ import org.springframework.data.redis.serializer.RedisSerializer;
  * The outcome cache that a service's instances share in Redis: finished outcomes, so that a hot replay on any
  * instance is answered with no database statement, and markers of attempts that started ({@code SET NX PX}, left
  * by compare-and-delete when an attempt ends without an outcome), so that a duplicate of an attempt on another
- * instance waits for it instead of running. One script, one round trip, per question; a first execution asks one.
+ * instance waits for it instead of running. One script, one round trip, per question: a first execution that claims
+ * first asks one, one that writes its record once two (its outcome after the commit).
  *
  * <p>Redis is an accelerator here, never the judge: the store decides every race Redis missed. Any Redis error or
  * timeout counts against a circuit breaker and the call is answered {@link OutcomeCache.Unknown} (the engine then
@@ -177,9 +178,14 @@ public final class RedisOutcomeCache implements OutcomeCache {
         long ttl = Duration.between(now, until.isBefore(outcome.expiresAt()) ? until : outcome.expiresAt())
                 .toMillis();
         String id = scope.id();
-        if (outcome.response().bodyLength() > maxBodyBytes || ttl <= 0 || !OutcomeFormat.fits(outcome)) {
-            // Not kept; the marker goes all the same, lest duplicates wait for an attempt that has ended.
+        if (ttl <= 0) {
+            // Expired: no outcome, and nothing for the marker to guard any more; a retry runs as a new request.
             call(() -> redis.delete(markerKey(id)));
+            return;
+        }
+        if (outcome.response().bodyLength() > maxBodyBytes || !OutcomeFormat.fits(outcome)) {
+            // Not kept, and the marker stays to its end: its duplicates read the store, and a write-once retry
+            // that found no marker would run its work again before its record met this one.
             return;
         }
         call(() -> redis.execute(REMEMBER, List.of(outcomeKey(id), markerKey(id)), OutcomeFormat.write(outcome),
@@ -316,9 +322,11 @@ public final class RedisOutcomeCache implements OutcomeCache {
         }
 
         /**
-         * How long a running attempt's marker lasts; default 10 s. Duplicates on other instances are told "in
-         * progress" that long at most after an attempt's process died; an attempt that runs longer only loses the
-         * fast answer (its duplicates then ask the store, which still refuses them).
+         * How long an attempt's marker lasts, from the attempt's start; default 10 s. Duplicates on other instances
+         * are told "in progress" that long at most after an attempt's process died; a marker of an attempt that
+         * succeeded stays until the outcome reaches Redis or this ends it (its duplicates read the store meanwhile);
+         * an attempt that runs longer only loses the fast answer (its duplicates then ask the store, which still
+         * refuses them where the attempt claimed first).
          */
         public Builder markerTtl(Duration markerTtl) {
             this.markerTtl = positive("markerTtl", markerTtl);

@@ -13,8 +13,8 @@ import org.springframework.util.unit.DataSize;
  * @param enabled whether OnceOnly uses Redis at all
  * @param timeout how long one Redis call may take (command and connect) before the request asks the database
  * @param prefix what OnceOnly's keys start with: give services that share a Redis their own
- * @param markerTtl how long a running attempt's marker lasts (duplicates elsewhere are told "in progress" that long
- *     at most after its process died)
+ * @param markerTtl how long an attempt's marker lasts from its start (duplicates elsewhere are told "in progress"
+ *     that long at most after its process died; after a success, the marker stays until the outcome reaches Redis)
  * @param maxTimeToLive the longest an outcome is kept in Redis, never past its record's expiry
  * @param maxBodySize larger bodies are not kept in Redis (their replays ask the database)
  * @param breakerOpenFor how long Redis is not asked after failures opened the breaker, before a few probes
