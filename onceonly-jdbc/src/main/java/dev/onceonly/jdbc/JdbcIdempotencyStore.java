@@ -466,7 +466,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
     /**
      * Where the completion would go with the commit ({@link #complete}), the record does too: the work's
-     * transaction then takes two round trips, its own statements and the record with the commit. Should the record
+     * transaction then sends two batches, its own statements and the record with the commit. Should the record
      * meet another, or wait for one too long, the commit fails with {@link InsertionRefusedException} (or the call
      * of the store that sends the record before the commit does, and the transaction can no longer commit).
      */
