@@ -1,6 +1,6 @@
 package dev.onceonly.docs;
 
-import dev.onceonly.spring.boot.web.Idempotent;
+import dev.onceonly.spring.web.Idempotent;
 import jakarta.validation.Valid;
 import java.net.URI;
 import org.springframework.http.ResponseEntity;

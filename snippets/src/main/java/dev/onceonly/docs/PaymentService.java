@@ -1,9 +1,9 @@
 package dev.onceonly.docs;
 
 import dev.onceonly.IdempotencyMode;
-import dev.onceonly.spring.boot.method.IdempotencyKeyParam;
-import dev.onceonly.spring.boot.method.IdempotencyOwner;
-import dev.onceonly.spring.boot.method.IdempotentMethod;
+import dev.onceonly.spring.method.IdempotencyKeyParam;
+import dev.onceonly.spring.method.IdempotencyOwner;
+import dev.onceonly.spring.method.IdempotentMethod;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 

@@ -47,6 +47,18 @@ class ArchitectureTest {
             .because("a black-box suite that used an implementation's classes would test nothing but itself");
 
     /**
+     * onceonly-spring serves Spring applications without Spring Boot; onceonly-spring-boot-autoconfigure configures
+     * it for Boot, so the dependency runs one way only. (The slices below see both as "spring".)
+     */
+    @ArchTest
+    static final ArchRule theSpringIntegrationNeedsNoBoot = noClasses()
+            .that().resideInAPackage("dev.onceonly.spring..")
+            .and().resideOutsideOfPackage("dev.onceonly.spring.boot..")
+            .should().dependOnClassesThat()
+            .resideInAnyPackage("org.springframework.boot..", "dev.onceonly.spring.boot..")
+            .because("a plain Spring application has neither Spring Boot nor OnceOnly's auto-configuration");
+
+    /**
      * Modules depend on each other one way only (core, excluded here, depends on none of them). The orders service's
      * WebFlux twin is its own test code, which the service's tests start.
      */
@@ -67,12 +79,13 @@ class ArchitectureTest {
     void theRulesFireOnCodeThatBreaksThem() {
         // By name: a reference to core's internals from this class would break the rule it checks.
         JavaClasses violations = new ClassFileImporter().importPackages("dev.onceonly.violations",
-                "dev.onceonly.cyclic", "dev.onceonly.conformance.violations");
+                "dev.onceonly.cyclic", "dev.onceonly.conformance.violations", "dev.onceonly.spring.violations");
 
         assertThat(nothingOutsideCoreUsesCoresInternalPackage.evaluate(violations).hasViolation()).isTrue();
         assertThat(theLibraryUsesNoSampleOrBenchmark.evaluate(violations).hasViolation()).isTrue();
         assertThat(modulesFormNoCycle.evaluate(violations).hasViolation()).isTrue();
         assertThat(theConformanceSuiteKnowsOnlyHttp.evaluate(violations).hasViolation()).isTrue();
+        assertThat(theSpringIntegrationNeedsNoBoot.evaluate(violations).hasViolation()).isTrue();
     }
 
     private static String module(String packageName) {
@@ -90,7 +103,8 @@ class ArchitectureTest {
         public boolean includes(Location location) {
             return !location.contains("/onceonly-core/") && !location.contains("/onceonly-core-")
                     && !location.contains("/dev/onceonly/violations/") && !location.contains("/dev/onceonly/cyclic/")
-                    && !location.contains("/dev/onceonly/conformance/violations/");
+                    && !location.contains("/dev/onceonly/conformance/violations/")
+                    && !location.contains("/dev/onceonly/spring/violations/");
         }
     }
 }

@@ -5,7 +5,7 @@ import dev.onceonly.example.orders.Order;
 import dev.onceonly.example.orders.OrderCreated;
 import dev.onceonly.example.orders.OrderService;
 import dev.onceonly.example.security.SecurityConfiguration;
-import dev.onceonly.spring.boot.web.Idempotent;
+import dev.onceonly.spring.web.Idempotent;
 import jakarta.validation.Valid;
 import java.net.URI;
 import java.util.List;

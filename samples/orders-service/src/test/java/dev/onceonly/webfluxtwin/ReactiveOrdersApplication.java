@@ -4,7 +4,7 @@ import dev.onceonly.example.orders.OrderNumbers;
 import dev.onceonly.example.orders.OrderService;
 import dev.onceonly.example.security.DemoUsersProperties;
 import dev.onceonly.example.security.TenantUser;
-import dev.onceonly.spring.boot.web.ReactiveIdempotencyOwnerResolver;
+import dev.onceonly.spring.web.ReactiveIdempotencyOwnerResolver;
 import java.time.Clock;
 import java.util.Map;
 import java.util.stream.Collectors;

@@ -6,7 +6,7 @@ import dev.onceonly.example.accounts.DebitResult.StaleVersion;
 import dev.onceonly.example.accounts.DebitResult.UnknownAccount;
 import dev.onceonly.example.security.SecurityConfiguration;
 import dev.onceonly.example.web.Problems;
-import dev.onceonly.spring.boot.web.Idempotent;
+import dev.onceonly.spring.web.Idempotent;
 import jakarta.validation.Valid;
 import org.springframework.http.HttpStatus;
 import org.springframework.security.core.Authentication;

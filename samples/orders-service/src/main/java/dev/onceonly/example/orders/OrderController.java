@@ -1,7 +1,7 @@
 package dev.onceonly.example.orders;
 
 import dev.onceonly.example.security.SecurityConfiguration;
-import dev.onceonly.spring.boot.web.Idempotent;
+import dev.onceonly.spring.web.Idempotent;
 import jakarta.validation.Valid;
 import java.net.URI;
 import java.util.List;

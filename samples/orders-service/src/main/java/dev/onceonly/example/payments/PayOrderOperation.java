@@ -2,7 +2,7 @@ package dev.onceonly.example.payments;
 
 import dev.onceonly.Attempt;
 import dev.onceonly.StoredResponse;
-import dev.onceonly.spring.boot.async.AsynchronousOperation;
+import dev.onceonly.spring.async.AsynchronousOperation;
 import org.springframework.stereotype.Component;
 
 /**

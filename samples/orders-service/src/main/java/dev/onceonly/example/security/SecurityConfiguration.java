@@ -1,6 +1,6 @@
 package dev.onceonly.example.security;
 
-import dev.onceonly.spring.boot.web.IdempotencyOwnerResolver;
+import dev.onceonly.spring.web.IdempotencyOwnerResolver;
 import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Collectors;

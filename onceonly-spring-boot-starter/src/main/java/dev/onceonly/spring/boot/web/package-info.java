@@ -1,5 +1,0 @@
-/** The Idempotency-Key protocol for Spring MVC and WebFlux: @Idempotent, the filters, problem details. */
-@NullMarked
-package dev.onceonly.spring.boot.web;
-
-import org.jspecify.annotations.NullMarked;

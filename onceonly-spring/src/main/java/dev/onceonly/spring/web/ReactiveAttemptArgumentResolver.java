@@ -1,0 +1,28 @@
+package dev.onceonly.spring.web;
+
+import dev.onceonly.Attempt;
+import org.springframework.core.MethodParameter;
+import org.springframework.web.reactive.BindingContext;
+import org.springframework.web.reactive.result.method.SyncHandlerMethodArgumentResolver;
+import org.springframework.web.server.ServerWebExchange;
+
+/** Hands an idempotent WebFlux handler its {@link Attempt}, as {@link FilterArgumentResolver} does for MVC. */
+public final class ReactiveAttemptArgumentResolver implements SyncHandlerMethodArgumentResolver {
+
+    @Override
+    public boolean supportsParameter(MethodParameter parameter) {
+        return parameter.getParameterType() == Attempt.class;
+    }
+
+    @Override
+    public Object resolveArgumentValue(MethodParameter parameter, BindingContext context,
+            ServerWebExchange exchange) {
+        Object attempt = exchange.getAttribute(ReactiveIdempotencyKeyFilter.ATTEMPT_ATTRIBUTE);
+        if (attempt == null) {
+            throw new IllegalStateException("Handler parameter of type Attempt in "
+                    + parameter.getExecutable().toGenericString() + " needs an idempotent endpoint (@Idempotent or "
+                    + "onceonly.http.endpoints), and a request with an Idempotency-Key");
+        }
+        return attempt;
+    }
+}
