@@ -97,12 +97,20 @@ public final class IdempotencyEngine {
     private final boolean writesOnce;
 
     IdempotencyEngine(IdempotencyEngineBuilder settings) {
+        this(settings, null);
+    }
+
+    /**
+     * @param operationOf the engine whose operation this one runs ({@link #forOperation}): its memory of replays and
+     *     its attempts running here are this one's too, so an operation adds no memory budget of its own and never
+     *     takes over an attempt of this process
+     */
+    private IdempotencyEngine(IdempotencyEngineBuilder settings, @Nullable IdempotencyEngine operationOf) {
         this.settings = settings;
         this.store = settings.store;
         this.mode = settings.resolvedMode();
-        this.inFlight = settings.sharedInFlight != null ? settings.sharedInFlight : new ConcurrentHashMap<>();
-        this.replays = settings.replayCacheTimeToLive.isZero() ? null
-                : settings.sharedReplays != null ? settings.sharedReplays
+        this.inFlight = operationOf != null ? operationOf.inFlight : new ConcurrentHashMap<>();
+        this.replays = operationOf != null ? operationOf.replays : settings.replayCacheTimeToLive.isZero() ? null
                 : new ReplayCache(settings.clock, settings.replayCacheTimeToLive, settings.replayCacheMaxBytes);
         this.records = new Records(settings.leaseDuration, settings.retention, replays, settings.outcomeCache);
         TransactionRunner runner = settings.transactions;
@@ -128,15 +136,44 @@ public final class IdempotencyEngine {
         return new IdempotencyEngineBuilder(store);
     }
 
-    /** A builder preset with this engine's settings, for a variant such as one endpoint's wait or retention. */
+    /**
+     * A builder preset with this engine's settings, for another engine on the same store (such as one with
+     * transactions this one lacks). The engine it builds shares nothing with this one; for one operation's own
+     * mode, wait, retention, lease or retries, use {@link #forOperation}.
+     */
     public IdempotencyEngineBuilder toBuilder() {
         IdempotencyEngineBuilder builder = settings.copy();
         builder.mode = mode;
-        // Variants (one per endpoint) share this engine's memory budget rather than adding their own, and its
-        // attempts running here, which none of them may take over.
-        builder.sharedReplays = replays;
-        builder.sharedInFlight = inFlight;
         return builder;
+    }
+
+    /**
+     * This engine with {@code transactions}, for operations that run transactional or joined (a message consumer's)
+     * where this engine has none or others; in its mode, on its store, memory of replays and attempts running here.
+     */
+    public IdempotencyEngine withTransactions(TransactionRunner transactions) {
+        IdempotencyEngineBuilder withTransactions = settings.copy();
+        withTransactions.mode = mode;
+        withTransactions.transactions(transactions);
+        return new IdempotencyEngine(withTransactions, this);
+    }
+
+    /**
+     * This engine as one operation runs it: by {@code policy} where it says, by this engine's settings elsewhere,
+     * on this engine's store, memory of replays and attempts running here (an operation never takes over an
+     * attempt of this process, nor adds a memory budget of its own).
+     *
+     * @throws IdempotencyConfigurationException for a transactional or joined policy on an engine without a
+     *     {@link TransactionRunner}
+     */
+    public IdempotencyEngine forOperation(OperationPolicy policy) {
+        if (policy.equals(OperationPolicy.ENGINE_DEFAULTS)) {
+            return this;
+        }
+        IdempotencyEngineBuilder operation = settings.copy();
+        operation.mode = mode;
+        policy.applyTo(operation);
+        return new IdempotencyEngine(operation, this);
     }
 
     /**

@@ -1,15 +1,11 @@
 package dev.onceonly;
 
-import dev.onceonly.internal.ReplayCache;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spi.OutcomeCache;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
@@ -18,8 +14,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Builds an engine; every setting but the store has a default. Not thread-safe; the engine it builds is.
  *
- * <p>The builder is also where an engine keeps its settings: the engine holds a {@linkplain #copy() copy}, and
- * {@link IdempotencyEngine#toBuilder()} hands out another, so no setting is ever copied by hand.
+ * <p>The builder is also where an engine keeps its settings: the engine holds a {@linkplain #copy() copy} no one
+ * else can reach, and {@link IdempotencyEngine#toBuilder()} hands out another, so no setting is ever copied by
+ * hand. What one operation sets apart from its engine is an {@link OperationPolicy}.
  */
 public final class IdempotencyEngineBuilder implements Cloneable {
 
@@ -40,10 +37,8 @@ public final class IdempotencyEngineBuilder implements Cloneable {
     @Nullable TransactionRunner transactions;
     Duration replayCacheTimeToLive = Duration.parse(IdempotencyDefaults.REPLAY_CACHE_TIME_TO_LIVE);
     long replayCacheMaxBytes = IdempotencyDefaults.REPLAY_CACHE_MAX_BYTES;
-    @Nullable ReplayCache sharedReplays;
     @Nullable OutcomeCache outcomeCache;
     boolean writeOnce;
-    @Nullable ConcurrentMap<IdempotencyScope, CompletableFuture<Void>> sharedInFlight;
     KeyStorage keyStorage = KeyStorage.raw();
     RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
     @Nullable ScheduledExecutorService heartbeats;
@@ -59,18 +54,22 @@ public final class IdempotencyEngineBuilder implements Cloneable {
     /** Where time comes from; default {@link Clock#systemUTC()}. */
     public IdempotencyEngineBuilder clock(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.sharedReplays = null;
         return this;
     }
 
     /** How long a leased attempt owns its record before a retry may take it over; default 30 s, at most 1 day. */
     public IdempotencyEngineBuilder leaseDuration(Duration leaseDuration) {
-        this.leaseDuration = positive("leaseDuration", leaseDuration);
+        this.leaseDuration = checkedLeaseDuration(leaseDuration);
+        return this;
+    }
+
+    static Duration checkedLeaseDuration(Duration leaseDuration) {
+        positive("leaseDuration", leaseDuration);
         if (leaseDuration.compareTo(MAX_LEASE) > 0) {
             throw IdempotencyConfigurationException.of("leaseDuration", "must be at most " + MAX_LEASE
                     + ", but is " + leaseDuration);
         }
-        return this;
+        return leaseDuration;
     }
 
     /**
@@ -78,13 +77,17 @@ public final class IdempotencyEngineBuilder implements Cloneable {
      * 10 minutes.
      */
     public IdempotencyEngineBuilder waitTimeout(Duration waitTimeout) {
+        this.waitTimeout = checkedWaitTimeout(waitTimeout);
+        return this;
+    }
+
+    static Duration checkedWaitTimeout(Duration waitTimeout) {
         Objects.requireNonNull(waitTimeout, "waitTimeout");
         if (waitTimeout.isNegative() || waitTimeout.compareTo(MAX_WAIT) > 0) {
             throw IdempotencyConfigurationException.of("waitTimeout", "must be 0 to " + MAX_WAIT + ", but is "
                     + waitTimeout);
         }
-        this.waitTimeout = waitTimeout;
-        return this;
+        return waitTimeout;
     }
 
     /** How often a waiting duplicate looks again at a leased attempt; default 50 ms. */
@@ -143,7 +146,6 @@ public final class IdempotencyEngineBuilder implements Cloneable {
         }
         this.replayCacheTimeToLive = timeToLive;
         this.replayCacheMaxBytes = maxBytes;
-        this.sharedReplays = null;
         return this;
     }
 

@@ -126,9 +126,9 @@ class DigestKeysTest {
     }
 
     @Test
-    void variantsKeepTheDigest() {
-        IdempotencyEngine variant = engine(KeyStorage.hmacSha256(SECRET)).toBuilder().waitTimeout(Duration.ZERO)
-                .build();
+    void operationsKeepTheDigest() {
+        IdempotencyEngine variant = engine(KeyStorage.hmacSha256(SECRET))
+                .forOperation(OperationPolicy.ENGINE_DEFAULTS.withWaitTimeout(Duration.ZERO));
 
         variant.execute(scope, fingerprint, CODEC, this::pay);
 

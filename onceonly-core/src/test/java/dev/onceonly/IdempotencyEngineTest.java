@@ -332,10 +332,11 @@ class IdempotencyEngineTest {
     }
 
     @Test
-    void variantsOfAnEngineShareItsReplayMemory() {
+    void operationsOfAnEngineShareItsReplayMemory() {
         AtomicInteger claims = new AtomicInteger();
         IdempotencyEngine base = IdempotencyEngine.builder(new CountingStore(store, claims)).build();
-        IdempotencyEngine variant = base.toBuilder().waitTimeout(Duration.ofSeconds(1)).build();
+        IdempotencyEngine variant = base.forOperation(OperationPolicy.ENGINE_DEFAULTS
+                .withWaitTimeout(Duration.ofSeconds(1)));
         base.execute(scope, request("a"), TEXT, attempt -> order("created"));
         base.execute(scope, request("a"), TEXT, attempt -> order("again"));
 

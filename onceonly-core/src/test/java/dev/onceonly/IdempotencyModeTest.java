@@ -68,13 +68,15 @@ class IdempotencyModeTest {
     }
 
     @Test
-    void variantOfALeasedEngineMayChooseTransactionalWithItsRunner() {
+    void anOperationOfALeasedEngineMayChooseTransactionalWithItsRunner() {
         IdempotencyEngine leased = IdempotencyEngine.builder(store).transactions(runner)
                 .mode(IdempotencyMode.LEASED).build();
 
-        IdempotencyEngine variant = leased.toBuilder().mode(IdempotencyMode.TRANSACTIONAL).build();
+        IdempotencyEngine operation = leased.forOperation(OperationPolicy.ENGINE_DEFAULTS
+                .withMode(IdempotencyMode.TRANSACTIONAL));
 
-        assertThat(variant.mode()).isEqualTo(IdempotencyMode.TRANSACTIONAL);
+        assertThat(operation.mode()).isEqualTo(IdempotencyMode.TRANSACTIONAL);
+        assertThat(leased.forOperation(OperationPolicy.ENGINE_DEFAULTS)).isSameAs(leased);
         assertThat(leased.toBuilder().build().mode()).isEqualTo(IdempotencyMode.LEASED);
     }
 

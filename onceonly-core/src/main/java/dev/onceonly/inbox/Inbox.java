@@ -7,6 +7,7 @@ import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotentResult;
 import dev.onceonly.InvalidIdempotencyKeyException;
+import dev.onceonly.OperationPolicy;
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.Retention;
 import dev.onceonly.StoredResponse;
@@ -62,8 +63,8 @@ public final class Inbox {
             throw new IllegalArgumentException("consumer must be 1 to " + IdempotencyScope.MAX_NAME_LENGTH
                     + " characters and not blank");
         }
-        IdempotencyEngine joined = engine.toBuilder().mode(IdempotencyMode.JOINED)
-                .retention(new Retention(retention, retention)).build();
+        IdempotencyEngine joined = engine.forOperation(OperationPolicy.ENGINE_DEFAULTS.withMode(IdempotencyMode.JOINED)
+                .withRetention(new Retention(retention, retention)));
         return new Inbox(joined, consumer);
     }
 

@@ -2,7 +2,7 @@ package dev.onceonly.spring;
 
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
-import dev.onceonly.IdempotencyEngineBuilder;
+import dev.onceonly.OperationPolicy;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
@@ -19,21 +19,27 @@ import org.springframework.format.datetime.standard.DurationFormatterUtils;
 public record AnnotatedTimings(String waitTimeout, String succeeded, String failed, String abandoned) {
 
     /**
-     * Sets these timings on {@code variant}, a builder of {@code engine}'s.
+     * {@code policy} with these timings, where they are set.
      *
+     * @param engine the engine whose retention a partly set one completes
      * @param where the annotation and its method, for the message of a refusal
      * @throws IdempotencyConfigurationException naming the attribute that is not a duration or not a valid retention
      */
-    public void applyTo(IdempotencyEngineBuilder variant, IdempotencyEngine engine, String where) {
+    public OperationPolicy applyTo(OperationPolicy policy, IdempotencyEngine engine, String where) {
+        OperationPolicy timed = policy;
         Duration wait = duration(where + " waitTimeout", waitTimeout);
         if (wait != null) {
-            variant.waitTimeout(wait);
+            try {
+                timed = timed.withWaitTimeout(wait);
+            } catch (IdempotencyConfigurationException e) {
+                throw e.renamed(where + " waitTimeout");
+            }
         }
         Duration succeededRetention = duration(where + " retention", succeeded);
         Duration failedRetention = duration(where + " failedRetention", failed);
         Duration abandonedRetention = duration(where + " abandonedRetention", abandoned);
         try {
-            variant.retention(engine.retention().overriddenBy(succeededRetention, failedRetention,
+            return timed.withRetention(engine.retention().overriddenBy(succeededRetention, failedRetention,
                     abandonedRetention));
         } catch (IdempotencyConfigurationException e) {
             throw e.renamed(where + " " + e.setting());

@@ -67,8 +67,8 @@ public final class IdempotentListeners implements MethodInterceptor {
     public IdempotentListeners(IdempotencyEngine engine, TransactionRunner transactions,
             BeanFactory beans, Duration defaultRetention, String eventIdHeader, InboxObserver observer,
             @Nullable ListenerDedupe dedupe) {
-        this.engine = Objects.requireNonNull(engine, "engine").toBuilder()
-                .transactions(Objects.requireNonNull(transactions, "transactions")).build();
+        this.engine = Objects.requireNonNull(engine, "engine")
+                .withTransactions(Objects.requireNonNull(transactions, "transactions"));
         this.transactions = transactions;
         this.beans = Objects.requireNonNull(beans, "beans");
         this.defaultRetention = Objects.requireNonNull(defaultRetention, "defaultRetention");

@@ -5,11 +5,11 @@ import dev.onceonly.CanonicalJson;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
-import dev.onceonly.IdempotencyEngineBuilder;
 import dev.onceonly.IdempotencyException;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
+import dev.onceonly.OperationPolicy;
 import dev.onceonly.OutcomePolicy;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.spring.AnnotatedTimings;
@@ -211,15 +211,15 @@ final class IdempotentMethodDefinition {
             throw IdempotencyConfigurationException.of(where + " finalExceptions", String.valueOf(e.getMessage()));
         }
 
-        IdempotencyEngineBuilder variant = engine.toBuilder()
-                // Every outcome the codec stores is final: a result, or a declared final exception.
-                .outcomePolicy(status -> OutcomePolicy.Decision.FAILED_FINAL);
-        new AnnotatedTimings(annotation.waitTimeout(), annotation.retention(), annotation.failedRetention(),
-                annotation.abandonedRetention()).applyTo(variant, engine, where);
+        // Every outcome the codec stores is final: a result, or a declared final exception.
+        OperationPolicy policy = new AnnotatedTimings(annotation.waitTimeout(), annotation.retention(),
+                annotation.failedRetention(), annotation.abandonedRetention()).applyTo(OperationPolicy.ENGINE_DEFAULTS
+                .withOutcomePolicy(status -> OutcomePolicy.Decision.FAILED_FINAL), engine, where);
         IdempotencyMode mode = annotation.mode();
-        IdempotencyEngine defaultEngine = build(where, variant, mode == IdempotencyMode.AUTO ? engine.mode() : mode);
+        IdempotencyEngine defaultEngine = forOperation(where, engine, policy.withMode(mode == IdempotencyMode.AUTO
+                ? engine.mode() : mode));
         IdempotencyEngine joinedEngine = mode == IdempotencyMode.AUTO && runner != null
-                ? build(where, variant, IdempotencyMode.JOINED) : null;
+                ? forOperation(where, engine, policy.withMode(IdempotencyMode.JOINED)) : null;
         boolean transactional = defaultEngine.mode() != IdempotencyMode.LEASED || joinedEngine != null;
         if (transactional) {
             requireJoiningPropagation(where, method, targetClass);
@@ -248,9 +248,9 @@ final class IdempotentMethodDefinition {
                 savepoint, beans);
     }
 
-    private static IdempotencyEngine build(String where, IdempotencyEngineBuilder variant, IdempotencyMode mode) {
+    private static IdempotencyEngine forOperation(String where, IdempotencyEngine engine, OperationPolicy policy) {
         try {
-            return variant.mode(mode).build();
+            return engine.forOperation(policy);
         } catch (IdempotencyConfigurationException e) {
             throw e.renamed(where + " mode");
         }

@@ -3,9 +3,9 @@ package dev.onceonly.spring.web;
 import dev.onceonly.CanonicalJson;
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyEngine;
-import dev.onceonly.IdempotencyEngineBuilder;
 import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
+import dev.onceonly.OperationPolicy;
 import dev.onceonly.OutcomePolicy.Decision;
 import dev.onceonly.spring.AnnotatedTimings;
 import java.lang.reflect.Method;
@@ -60,9 +60,9 @@ final class AnnotatedEndpoints {
             throw IdempotencyConfigurationException.of(where, "the operation name is longer than "
                     + IdempotencyScope.MAX_NAME_LENGTH + " characters");
         }
-        IdempotencyEngineBuilder variant = engine.toBuilder();
-        new AnnotatedTimings(idempotent.waitTimeout(), idempotent.retention(), idempotent.failedRetention(),
-                idempotent.abandonedRetention()).applyTo(variant, engine, where);
+        OperationPolicy policy = new AnnotatedTimings(idempotent.waitTimeout(), idempotent.retention(),
+                idempotent.failedRetention(), idempotent.abandonedRetention())
+                .applyTo(OperationPolicy.ENGINE_DEFAULTS, engine, where);
         Map<Integer, Decision> overrides = new HashMap<>();
         for (int status : idempotent.retryableStatuses()) {
             if (status < 400 || status > 599) {
@@ -80,7 +80,7 @@ final class AnnotatedEndpoints {
             overrides.put(status, Decision.FAILED_FINAL);
         }
         if (!overrides.isEmpty()) {
-            variant.outcomePolicy(engine.outcomePolicy().overriding(overrides));
+            policy = policy.withOutcomePolicy(engine.outcomePolicy().overriding(overrides));
         }
         if (idempotent.asynchronous() && idempotent.value().isBlank()) {
             throw IdempotencyConfigurationException.of(where + " asynchronous", "an asynchronous endpoint accepts "
@@ -107,11 +107,11 @@ final class AnnotatedEndpoints {
                     "Use auto, transactional or leased on endpoints");
         }
         if (idempotent.mode() != IdempotencyMode.AUTO) {
-            variant.mode(idempotent.mode());
+            policy = policy.withMode(idempotent.mode());
         }
         IdempotencyEngine endpointEngine;
         try {
-            endpointEngine = variant.build();
+            endpointEngine = engine.forOperation(policy);
         } catch (IdempotencyConfigurationException e) {
             throw e.renamed(where + " mode");
         }

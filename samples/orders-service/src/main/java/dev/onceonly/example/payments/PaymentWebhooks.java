@@ -6,6 +6,7 @@ import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotentResult;
+import dev.onceonly.OperationPolicy;
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
 import java.time.Duration;
@@ -37,8 +38,7 @@ class PaymentWebhooks {
 
     PaymentWebhooks(IdempotencyEngine engine, PaymentEventHandler handler, JsonMapper json) {
         // The handler's writes must commit with the claim; a service whose default is leased keeps this one apart.
-        this.engine = engine.mode() == IdempotencyMode.TRANSACTIONAL ? engine
-                : engine.toBuilder().mode(IdempotencyMode.TRANSACTIONAL).build();
+        this.engine = engine.forOperation(OperationPolicy.ENGINE_DEFAULTS.withMode(IdempotencyMode.TRANSACTIONAL));
         this.handler = handler;
         this.json = json;
     }
