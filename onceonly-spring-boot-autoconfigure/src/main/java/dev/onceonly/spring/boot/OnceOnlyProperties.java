@@ -4,7 +4,6 @@ import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyDefaults;
 import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.IdempotencyMode;
-import dev.onceonly.IdempotencyScope;
 import dev.onceonly.KeyStorage;
 import dev.onceonly.crypto.EncryptionKeys;
 import dev.onceonly.jdbc.JdbcIdempotencyStore;
@@ -323,8 +322,7 @@ public record OnceOnlyProperties(
 
         /** The endpoints made idempotent by path, as onceonly-spring takes them. */
         public List<PathEndpoint> pathEndpoints() {
-            return endpoints.stream().map(endpoint -> new PathEndpoint(endpoint.path(), endpoint.methods(),
-                    endpoint.operation(), endpoint.keyRequired(), endpoint.fingerprintParameters())).toList();
+            return endpoints.stream().map(Endpoint::toPathEndpoint).toList();
         }
     }
 
@@ -346,22 +344,22 @@ public record OnceOnlyProperties(
             @DefaultValue("true") boolean keyRequired,
             @DefaultValue List<String> fingerprintParameters) {
 
+        /** Checked by onceonly-spring's rules for a {@link PathEndpoint}, named as properties. */
         public Endpoint {
-            if (path == null || !path.startsWith("/")) {
-                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].path", "must be a path "
-                        + "pattern starting with '/', not " + path);
-            }
-            if (methods.isEmpty() || !methods.stream().allMatch(m -> m.matches("[A-Za-z]+"))) {
-                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].methods", "must name HTTP "
-                        + "methods such as POST, not " + methods);
-            }
-            if (operation != null && (operation.isBlank() || operation.length() > IdempotencyScope.MAX_NAME_LENGTH)) {
-                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].operation", "must be 1 to "
-                        + IdempotencyScope.MAX_NAME_LENGTH + " characters");
-            }
-            if (fingerprintParameters.stream().anyMatch(String::isBlank)) {
-                throw IdempotencyConfigurationException.of("onceonly.http.endpoints[].fingerprint-parameters",
-                        "must name query parameters, not blanks");
+            toPathEndpoint(path, methods, operation, keyRequired, fingerprintParameters);
+        }
+
+        /** This endpoint as onceonly-spring takes it. */
+        public PathEndpoint toPathEndpoint() {
+            return toPathEndpoint(path, methods, operation, keyRequired, fingerprintParameters);
+        }
+
+        private static PathEndpoint toPathEndpoint(String path, Set<String> methods, @Nullable String operation,
+                boolean keyRequired, List<String> fingerprintParameters) {
+            try {
+                return new PathEndpoint(path, methods, operation, keyRequired, fingerprintParameters);
+            } catch (IdempotencyConfigurationException e) {
+                throw e.renamed("onceonly.http.endpoints[]." + e.setting());
             }
         }
     }

@@ -1,5 +1,7 @@
 package dev.onceonly.spring.web;
 
+import dev.onceonly.IdempotencyConfigurationException;
+import dev.onceonly.IdempotencyScope;
 import java.util.List;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -18,7 +20,24 @@ import org.jspecify.annotations.Nullable;
 public record PathEndpoint(String path, Set<String> methods, @Nullable String operation, boolean keyRequired,
         List<String> fingerprintParameters) {
 
+    /** @throws IdempotencyConfigurationException naming the component that is wrong */
     public PathEndpoint {
+        if (path == null || !path.startsWith("/")) {
+            throw IdempotencyConfigurationException.of("path", "must be a path pattern starting with '/', not "
+                    + path);
+        }
+        if (methods.isEmpty() || !methods.stream().allMatch(method -> method.matches("[A-Za-z]+"))) {
+            throw IdempotencyConfigurationException.of("methods", "must name HTTP methods such as POST, not "
+                    + methods);
+        }
+        if (operation != null && (operation.isBlank() || operation.length() > IdempotencyScope.MAX_NAME_LENGTH)) {
+            throw IdempotencyConfigurationException.of("operation", "must be 1 to "
+                    + IdempotencyScope.MAX_NAME_LENGTH + " characters");
+        }
+        if (fingerprintParameters.stream().anyMatch(String::isBlank)) {
+            throw IdempotencyConfigurationException.of("fingerprint-parameters", "must name query parameters, not "
+                    + "blanks");
+        }
         methods = Set.copyOf(methods);
         fingerprintParameters = List.copyOf(fingerprintParameters);
     }
