@@ -202,17 +202,17 @@ public final class IdempotencyEngine {
         return settings.retryAfter;
     }
 
-    /** The policy that classifies outcomes, for a variant that overrides some statuses. */
+    /** The policy that classifies outcomes, for an {@link OperationPolicy} that overrides some statuses. */
     public OutcomePolicy outcomePolicy() {
         return settings.outcomePolicy;
     }
 
-    /** How long outcomes are kept, for a variant that changes one of them. */
+    /** How long outcomes are kept, for an {@link OperationPolicy} that changes one of them. */
     public Retention retention() {
         return settings.retention;
     }
 
-    /** How leased records that failed retryably run again, for a variant that changes it. */
+    /** How leased records that failed retryably run again, for an {@link OperationPolicy} that changes it. */
     public RetryPolicy retryPolicy() {
         return settings.retryPolicy;
     }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -359,7 +360,9 @@ public record OnceOnlyProperties(
             try {
                 return new PathEndpoint(path, methods, operation, keyRequired, fingerprintParameters);
             } catch (IdempotencyConfigurationException e) {
-                throw e.renamed("onceonly.http.endpoints[]." + e.setting());
+                // As the property is spelled: fingerprintParameters is fingerprint-parameters
+                throw e.renamed("onceonly.http.endpoints[]." + e.setting().replaceAll("([a-z])([A-Z])", "$1-$2")
+                        .toLowerCase(Locale.ROOT));
             }
         }
     }

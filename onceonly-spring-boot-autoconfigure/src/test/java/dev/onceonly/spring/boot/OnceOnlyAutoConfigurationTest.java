@@ -266,6 +266,8 @@ class OnceOnlyAutoConfigurationTest {
         "onceonly.cleanup.batch-size=0 | onceonly.cleanup.batch-size",
         "onceonly.http.endpoints[0].path=no-slash | onceonly.http.endpoints[].path",
         "onceonly.http.endpoints[0].path=/x;onceonly.http.endpoints[0].methods=P0ST | onceonly.http.endpoints[].methods",
+        "onceonly.http.endpoints[0].path=/x;onceonly.http.endpoints[0].fingerprint-parameters=a, "
+                + "| onceonly.http.endpoints[].fingerprint-parameters",
         "onceonly.key.pattern=[unclosed | onceonly.key.pattern",
         "onceonly.lease.duration=2d | onceonly.lease.duration",
         "onceonly.retention.failed=4000d | onceonly.retention.failed",

@@ -35,7 +35,7 @@ public record PathEndpoint(String path, Set<String> methods, @Nullable String op
                     + IdempotencyScope.MAX_NAME_LENGTH + " characters");
         }
         if (fingerprintParameters.stream().anyMatch(String::isBlank)) {
-            throw IdempotencyConfigurationException.of("fingerprint-parameters", "must name query parameters, not "
+            throw IdempotencyConfigurationException.of("fingerprintParameters", "must name query parameters, not "
                     + "blanks");
         }
         methods = Set.copyOf(methods);

@@ -20,7 +20,7 @@ class PathEndpointTest {
         assertRefused(() -> new PathEndpoint("/payments", Set.of("POST"), "x".repeat(256), true, List.of()),
                 "operation");
         assertRefused(() -> new PathEndpoint("/payments", Set.of("POST"), null, true, List.of("")),
-                "fingerprint-parameters");
+                "fingerprintParameters");
     }
 
     @Test
