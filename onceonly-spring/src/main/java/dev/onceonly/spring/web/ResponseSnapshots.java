@@ -24,9 +24,9 @@ import org.springframework.http.HttpHeaders;
 public final class ResponseSnapshots {
 
     /** The header every replayed response carries. */
-    static final String REPLAYED_HEADER = "Idempotent-Replayed";
+    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
     /** Marks a replay whose body was too large, or unreadable for redaction, to be stored. */
-    static final String BODY_OMITTED_HEADER = "Idempotent-Body-Omitted";
+    public static final String BODY_OMITTED_HEADER = "Idempotent-Body-Omitted";
     /**
      * Always stored and replayed; configured headers come in addition. The representation headers go with the
      * body, so that a replayed body reads as the first did (a gzip body without its {@code Content-Encoding}

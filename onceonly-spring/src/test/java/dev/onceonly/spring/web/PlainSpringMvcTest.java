@@ -15,6 +15,7 @@ import dev.onceonly.memory.InMemoryIdempotencyStore;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -24,6 +25,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.mock.web.MockFilterChain;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.mock.web.MockServletContext;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
@@ -84,6 +88,27 @@ class PlainSpringMvcTest {
         assertThat(context.getBean(Orders.class).created).hasValue(1);
     }
 
+    @Test
+    void anEndpointConfiguredByPathRefusesARequestWithoutAKey() throws Exception {
+        mvc.perform(post("/legacy/payments/invoice-1").contentType(MediaType.APPLICATION_JSON).content("{}"))
+                .andExpect(status().isBadRequest())
+                .andExpect(jsonPath("$.type").value("https://onceonly.dev/problems/missing-idempotency-key"));
+    }
+
+    // Issue 8 (hardening): no pattern can match a path that does not decode; the filter passes it on to the
+    // dispatcher, which answers it, rather than failing.
+    @Test
+    void aPathThatDoesNotDecodeIsNoConfiguredEndpointRatherThanAnError() throws Exception {
+        MockHttpServletRequest request = new MockHttpServletRequest("POST", "/legacy/payments/inv%ZZ1");
+        MockHttpServletResponse response = new MockHttpServletResponse();
+        MockFilterChain chain = new MockFilterChain();
+
+        context.getBean(IdempotencyKeyFilter.class).doFilter(request, response, chain);
+
+        assertThat(chain.getRequest()).isSameAs(request);
+        assertThat(response.getStatus()).isEqualTo(200);
+    }
+
     /** What onceonly-spring-boot-autoconfigure would make from {@code onceonly.*}, here made by hand. */
     @Configuration(proxyBeanMethods = false)
     @EnableWebMvc
@@ -96,7 +121,8 @@ class PlainSpringMvcTest {
 
         @Bean
         IdempotentEndpoints idempotentEndpoints(ApplicationContext context, IdempotencyEngine engine) {
-            return new IdempotentEndpoints(context, engine, List.of());
+            return new IdempotentEndpoints(context, engine, List.of(new PathEndpoint("/legacy/payments/**",
+                    Set.of("POST"), "legacy-payment", true, List.of())));
         }
 
         @Bean

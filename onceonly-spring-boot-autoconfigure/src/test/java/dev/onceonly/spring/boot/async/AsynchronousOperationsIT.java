@@ -1,4 +1,4 @@
-package dev.onceonly.spring.async;
+package dev.onceonly.spring.boot.async;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -15,6 +15,9 @@ import dev.onceonly.StoredResponse;
 import dev.onceonly.Submission;
 import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spi.RecordState;
+import dev.onceonly.spring.async.AsynchronousOperation;
+import dev.onceonly.spring.async.AsynchronousOperations;
+import dev.onceonly.spring.async.OperationOutcomes;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -104,9 +107,10 @@ class AsynchronousOperationsIT {
                 record -> record != null);
     }
 
+    /** A task's instance is named by its stored scope's id, one per scope. */
     private int tasksOf(IdempotencyScope stored) {
         return jdbc.queryForObject("SELECT count(*) FROM onceonly_scheduled_task WHERE task_instance = ?",
-                Integer.class, OperationTask.of(stored, "{}").instanceId());
+                Integer.class, stored.id());
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.onceonly.spring.web;
+package dev.onceonly.spring.boot.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
@@ -7,10 +7,12 @@ import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.boot.method.OnceOnlyMethodAutoConfiguration;
-import dev.onceonly.spring.boot.web.OnceOnlyWebFluxAutoConfiguration;
-import dev.onceonly.spring.boot.web.OnceOnlyWebMvcAutoConfiguration;
 import dev.onceonly.spring.method.IdempotencyKeyParam;
 import dev.onceonly.spring.method.IdempotentMethod;
+import dev.onceonly.spring.web.IdempotencyKeyFilter;
+import dev.onceonly.spring.web.IdempotencyOwnerResolver;
+import dev.onceonly.spring.web.Idempotent;
+import dev.onceonly.spring.web.ResponseSnapshots;
 import jakarta.servlet.Filter;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;

@@ -1,4 +1,4 @@
-package dev.onceonly.spring.web;
+package dev.onceonly.spring.boot.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
@@ -7,8 +7,10 @@ import static org.springframework.web.servlet.function.RouterFunctions.route;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
-import dev.onceonly.spring.boot.web.OnceOnlyWebMvcAutoConfiguration;
-import jakarta.servlet.DispatcherType;
+import dev.onceonly.spring.web.IdempotencyKeyFilter;
+import dev.onceonly.spring.web.IdempotencyOwnerResolver;
+import dev.onceonly.spring.web.Idempotent;
+import dev.onceonly.spring.web.ResponseSnapshots;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -31,7 +33,6 @@ import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.boot.webmvc.autoconfigure.WebMvcRegistrations;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
@@ -41,7 +42,6 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.method.HandlerMethod;
-import org.springframework.web.servlet.HandlerExecutionChain;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.ServerResponse;
 import org.springframework.web.servlet.handler.SimpleUrlHandlerMapping;
@@ -118,37 +118,6 @@ class HandlerLookupTest {
             assertThat(retry.getHeader(ResponseSnapshots.REPLAYED_HEADER)).isNull();
             assertThat(context.getBean(Handlers.class).refunds).hasValue(0);
         });
-    }
-
-    @Test
-    void aFoundHandlerIsHandedOnceAndOnlyToTheRequestDispatchItWasFoundFor() {
-        HandlerExecutionChain chain = new HandlerExecutionChain(new Object());
-        FoundHandlerMapping mapping = new FoundHandlerMapping();
-
-        assertThat(handed(mapping, chain, request("POST", "/refunds"))).isSameAs(chain);
-        assertThat(handed(mapping, chain, request("PATCH", "/refunds"))).isNull();
-        assertThat(handed(mapping, chain, request("POST", "/other"))).isNull();
-        MockHttpServletRequest error = request("POST", "/refunds");
-        error.setDispatcherType(DispatcherType.ERROR);
-        assertThat(handed(mapping, chain, error)).isNull();
-        MockHttpServletRequest twice = request("POST", "/refunds");
-        FoundHandlerMapping.remember(twice, chain);
-        mapping.getHandler(twice);
-        assertThat(mapping.getHandler(twice)).isNull();
-    }
-
-    /** What {@code mapping} hands the dispatch {@code dispatched} after a lookup for POST /refunds. */
-    private static @Nullable HandlerExecutionChain handed(FoundHandlerMapping mapping, HandlerExecutionChain chain,
-            MockHttpServletRequest dispatched) {
-        MockHttpServletRequest lookedUp = request("POST", "/refunds");
-        FoundHandlerMapping.remember(lookedUp, chain);
-        lookedUp.getAttributeNames().asIterator().forEachRemaining(
-                name -> dispatched.setAttribute(name, lookedUp.getAttribute(name)));
-        return mapping.getHandler(dispatched);
-    }
-
-    private static MockHttpServletRequest request(String method, String uri) {
-        return new MockHttpServletRequest(method, uri);
     }
 
     /** Sends {@code request} through the filter, and then through {@code later}. */
