@@ -265,6 +265,7 @@ class OnceOnlyAutoConfigurationTest {
         "onceonly.http.problem-type-base=relative/ | onceonly.http.problem-type-base",
         "onceonly.cleanup.batch-size=0 | onceonly.cleanup.batch-size",
         "onceonly.http.endpoints[0].path=no-slash | onceonly.http.endpoints[].path",
+        "onceonly.http.endpoints[0].path=/a/{b | onceonly.http.endpoints[].path",
         "onceonly.http.endpoints[0].path=/x;onceonly.http.endpoints[0].methods=P0ST | onceonly.http.endpoints[].methods",
         "onceonly.http.endpoints[0].path=/x;onceonly.http.endpoints[0].fingerprint-parameters=a, "
                 + "| onceonly.http.endpoints[].fingerprint-parameters",

@@ -33,7 +33,7 @@ public final class OperationResponses {
         this.clock = clock;
     }
 
-    Clock clock() {
+    public Clock clock() {
         return clock;
     }
 
@@ -44,7 +44,7 @@ public final class OperationResponses {
      * @param respondAsync whether this answers a request's {@code Prefer: respond-async} (RFC 7240), which it
      *     then says it applied
      */
-    ResponseEntity<byte[]> running(IdempotencyRecord record, URI status, boolean respondAsync) {
+    public ResponseEntity<byte[]> running(IdempotencyRecord record, URI status, boolean respondAsync) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("state", record.state().name());
         body.put("attempt", record.attempt());
@@ -64,7 +64,7 @@ public final class OperationResponses {
     }
 
     /** The operation's stored answer, marked as replayed. */
-    static ResponseEntity<byte[]> replay(StoredResponse stored) {
+    public static ResponseEntity<byte[]> replay(StoredResponse stored) {
         HttpHeaders headers = new HttpHeaders();
         ResponseSnapshots.replayHeaders(stored, headers::set, headers::add);
         headers.set(ResponseSnapshots.REPLAYED_HEADER, "true");
@@ -72,12 +72,12 @@ public final class OperationResponses {
     }
 
     /** A refusal as the {@code Idempotency-Key} filter answers it. */
-    ResponseEntity<byte[]> problem(IdempotencyException problem, String instance) {
+    public ResponseEntity<byte[]> problem(IdempotencyException problem, String instance) {
         return entity(problems.render(problem, instance));
     }
 
     /** 404 for a key this owner never submitted, one that expired, or another owner's. */
-    ResponseEntity<byte[]> notFound(String instance) {
+    public ResponseEntity<byte[]> notFound(String instance) {
         return entity(problems.render("operation-not-found", "No operation was accepted under this "
                 + "Idempotency-Key", null, instance));
     }

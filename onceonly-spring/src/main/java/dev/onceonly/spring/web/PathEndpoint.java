@@ -2,9 +2,12 @@ package dev.onceonly.spring.web;
 
 import dev.onceonly.IdempotencyConfigurationException;
 import dev.onceonly.IdempotencyScope;
+import dev.onceonly.spring.web.internal.AnnotatedEndpoints;
 import java.util.List;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.springframework.web.util.pattern.PathPatternParser;
+import org.springframework.web.util.pattern.PatternParseException;
 
 /**
  * An endpoint made idempotent by its path rather than by {@link Idempotent}: a router function's, or one the
@@ -26,9 +29,18 @@ public record PathEndpoint(String path, Set<String> methods, @Nullable String op
             throw IdempotencyConfigurationException.of("path", "must be a path pattern starting with '/', not "
                     + path);
         }
+        try {
+            PathPatternParser.defaultInstance.parse(path);
+        } catch (PatternParseException e) {
+            throw IdempotencyConfigurationException.of("path", "'" + path + "' is not a path pattern: "
+                    + e.getMessage());
+        }
         if (methods.isEmpty() || !methods.stream().allMatch(method -> method.matches("[A-Za-z]+"))) {
             throw IdempotencyConfigurationException.of("methods", "must name HTTP methods such as POST, not "
                     + methods);
+        }
+        if (operation == null) {
+            AnnotatedEndpoints.requireDefaultOperationsFit("path", methods, Set.of(path));
         }
         if (operation != null && (operation.isBlank() || operation.length() > IdempotencyScope.MAX_NAME_LENGTH)) {
             throw IdempotencyConfigurationException.of("operation", "must be 1 to "

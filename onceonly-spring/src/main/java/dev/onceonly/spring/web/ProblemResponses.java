@@ -17,8 +17,8 @@ import tools.jackson.databind.json.JsonMapper;
  * Writes the protocol's problems ({@link ProblemCatalogue}: status, stable {@code type}, title, headers) as RFC 9457
  * bodies ({@code application/problem+json}): Spring's {@link ProblemDetail} written by the application's JSON mapper.
  * The detail names the rule broken, never the request body or a secret; no stack trace is ever written. Renders only,
- * for any server: {@link ServletProblems} and {@link HeldBackResponse#write(org.springframework.http.server.reactive.ServerHttpResponse,
- * Rendered)} write, so that a WebFlux application without the servlet API can hold it as a bean.
+ * for any server: each transport writes the {@link Rendered} problem, so that a WebFlux application without the
+ * servlet API can hold it as a bean.
  */
 public final class ProblemResponses {
 
@@ -33,25 +33,25 @@ public final class ProblemResponses {
 
 
     /** The status a problem type is answered with. */
-    int statusOf(String problemType) {
+    public int statusOf(String problemType) {
         return catalogue.statusOf(problemType);
     }
 
     /** A problem as a whole response, for any server: status, headers (the content type among them) and body. */
-    record Rendered(int status, Map<String, String> headers, byte[] body) {
+    public record Rendered(int status, Map<String, String> headers, byte[] body) {
     }
 
-    Rendered render(IdempotencyException problem, String instance) {
+    public Rendered render(IdempotencyException problem, String instance) {
         return render(catalogue.of(problem), instance);
     }
 
     /** A problem Spring made of an exception (an {@code ErrorResponse}'s body), written like ours. */
-    Rendered render(ProblemDetail problem) {
+    public Rendered render(ProblemDetail problem) {
         return new Rendered(problem.getStatus(), Map.of(HttpHeaders.CONTENT_TYPE,
                 MediaType.APPLICATION_PROBLEM_JSON_VALUE), json.writeValueAsBytes(problem));
     }
 
-    Rendered render(String problemType, @Nullable String detail, @Nullable Duration hint, String instance) {
+    public Rendered render(String problemType, @Nullable String detail, @Nullable Duration hint, String instance) {
         return render(catalogue.of(problemType, detail, hint), instance);
     }
 

@@ -2,8 +2,7 @@ package dev.onceonly.spring.web;
 
 import dev.onceonly.OutcomeCodec;
 import dev.onceonly.StoredResponse;
-import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
+import dev.onceonly.spring.web.internal.JsonRedaction;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -39,7 +38,7 @@ public final class ResponseSnapshots {
      * Headers that describe a body: an error that replaces the body drops them, or they would be stored and
      * replayed with it (a gzip label on plain JSON, the Location of what was never created, read as the resource id).
      */
-    static final List<String> BODY_HEADERS = List.of(HttpHeaders.CONTENT_ENCODING, HttpHeaders.CONTENT_DISPOSITION,
+    public static final List<String> BODY_HEADERS = List.of(HttpHeaders.CONTENT_ENCODING, HttpHeaders.CONTENT_DISPOSITION,
             HttpHeaders.CONTENT_LANGUAGE, HttpHeaders.LOCATION, HttpHeaders.ETAG, HttpHeaders.LAST_MODIFIED);
 
     private static final Logger log = LoggerFactory.getLogger(ResponseSnapshots.class);
@@ -60,15 +59,14 @@ public final class ResponseSnapshots {
      * The response as the handler left it, all of it, on any server: its content type, and of the headers it set
      * those replayed.
      */
-    StoredResponse capture(IdempotencyProtocol.HeldResponse response) {
-        String contentType = response.contentType();
-        byte[] body = response.content();
+    public StoredResponse capture(int status, @Nullable String contentType, Map<String, List<String>> heldHeaders,
+            byte[] body) {
         Map<String, List<String>> headers = new LinkedHashMap<>();
         if (contentType != null) {
             headers.put("Content-Type", List.of(contentType));
         }
         String location = null;
-        for (Map.Entry<String, List<String>> header : new TreeMap<>(response.heldHeaders()).entrySet()) {
+        for (Map.Entry<String, List<String>> header : new TreeMap<>(heldHeaders).entrySet()) {
             String name = header.getKey();
             if (name.equalsIgnoreCase("Location") && !header.getValue().isEmpty()) {
                 location = header.getValue().getFirst();
@@ -77,7 +75,7 @@ public final class ResponseSnapshots {
                 headers.put(name, header.getValue());
             }
         }
-        return StoredResponse.of(response.status(), headers, body, resourceId(location));
+        return StoredResponse.of(status, headers, body, resourceId(location));
     }
 
     /**
@@ -150,7 +148,7 @@ public final class ResponseSnapshots {
      * Sets a stored response's headers, on any server: each replaces a header of the same name, but {@code Vary},
      * whose values are added.
      */
-    static void replayHeaders(StoredResponse stored, BiConsumer<String, String> set, BiConsumer<String, String> add) {
+    public static void replayHeaders(StoredResponse stored, BiConsumer<String, String> set, BiConsumer<String, String> add) {
         stored.headers().forEach((name, values) -> {
             // Vary lists what selected the answer: the first client got the values of filters before ours (CORS's
             // Origin) together with the handler's, so a replay adds the handler's to them rather than replacing.
@@ -161,19 +159,5 @@ public final class ResponseSnapshots {
                 values.forEach(value -> add.accept(name, value));
             }
         });
-    }
-
-    /**
-     * Writes a stored response, marked as replayed. Headers that filters before this one set (CORS, security)
-     * stay; the stored headers replace any of the same name.
-     */
-    static void replay(StoredResponse stored, HttpServletResponse response) throws IOException {
-        response.resetBuffer();
-        response.setStatus(stored.status());
-        replayHeaders(stored, response::setHeader, response::addHeader);
-        response.setHeader(REPLAYED_HEADER, "true");
-        byte[] body = stored.body();
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
     }
 }

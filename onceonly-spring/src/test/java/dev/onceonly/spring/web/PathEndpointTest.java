@@ -14,6 +14,9 @@ class PathEndpointTest {
     @Test
     void eachWrongPartIsNamed() {
         assertRefused(() -> new PathEndpoint("payments", Set.of("POST"), null, true, List.of()), "path");
+        assertRefused(() -> new PathEndpoint("/payments/{id", Set.of("POST"), null, true, List.of()), "path");
+        assertRefused(() -> new PathEndpoint("/" + "p".repeat(250), Set.of("POST"), null, true, List.of()),
+                "path"); // the default operation name, method and path, would not fit a store
         assertRefused(() -> new PathEndpoint("/payments", Set.of(), null, true, List.of()), "methods");
         assertRefused(() -> new PathEndpoint("/payments", Set.of("P0ST"), null, true, List.of()), "methods");
         assertRefused(() -> new PathEndpoint("/payments", Set.of("POST"), " ", true, List.of()), "operation");

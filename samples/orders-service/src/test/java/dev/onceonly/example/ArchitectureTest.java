@@ -13,7 +13,13 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import java.util.Arrays;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,6 +29,9 @@ import org.junit.jupiter.api.Test;
 @AnalyzeClasses(packages = "dev.onceonly", importOptions = ArchitectureTest.OutsideCore.class)
 class ArchitectureTest {
 
+    /** A jar of the local repository, its artifact id in group 1 */
+    private static final Pattern JAR = Pattern.compile("/([^/]+)-[0-9][^/]*\\.jar!");
+
     private static final String[] SAMPLES_AND_BENCHMARKS = {"dev.onceonly.example..", "dev.onceonly.webfluxtwin..",
         "dev.onceonly.provider..", "dev.onceonly.benchmarks.."};
 
@@ -30,6 +39,25 @@ class ArchitectureTest {
     static final ArchRule nothingOutsideCoreUsesCoresInternalPackage = noClasses().should().dependOnClassesThat()
             .resideInAPackage("dev.onceonly.internal..")
             .because("dev.onceonly.internal is core's implementation, free to change in any release");
+
+    /**
+     * A package named {@code internal} is its module's implementation, free to change in any release: no other module
+     * uses it, whatever its package. The module of a class is where it was compiled (its build output or jar), so
+     * onceonly-spring's Boot auto-configuration, although in {@code dev.onceonly.spring.boot}, may not use
+     * {@code dev.onceonly.spring.web.internal} either.
+     */
+    @ArchTest
+    static final ArchRule noModuleUsesAnotherModulesInternals = noClasses()
+            .should(new ArchCondition<>("use another module's internal packages") {
+                @Override
+                public void check(JavaClass origin, ConditionEvents events) {
+                    origin.getDirectDependenciesFromSelf().stream()
+                            .filter(dependency -> isInternal(dependency.getTargetClass()))
+                            .filter(dependency -> !module(dependency.getTargetClass()).equals(module(origin)))
+                            .forEach(dependency -> events.add(SimpleConditionEvent.satisfied(dependency,
+                                    dependency.getDescription())));
+                }
+            });
 
     /** The samples and benchmarks use the library; the library never uses them. */
     @ArchTest
@@ -86,6 +114,34 @@ class ArchitectureTest {
         assertThat(modulesFormNoCycle.evaluate(violations).hasViolation()).isTrue();
         assertThat(theConformanceSuiteKnowsOnlyHttp.evaluate(violations).hasViolation()).isTrue();
         assertThat(theSpringIntegrationNeedsNoBoot.evaluate(violations).hasViolation()).isTrue();
+        assertThat(noModuleUsesAnotherModulesInternals.evaluate(violations).hasViolation()).isTrue();
+    }
+
+    /** Within onceonly-spring its internal package is used, and that is no violation. */
+    @Test
+    void aModuleUsesItsOwnInternals() {
+        JavaClasses spring = new ClassFileImporter().importPackages("dev.onceonly.spring.web");
+
+        assertThat(spring.stream().filter(type -> type.getPackageName().endsWith(".servlet"))
+                .flatMap(type -> type.getDirectDependenciesFromSelf().stream())
+                .anyMatch(dependency -> isInternal(dependency.getTargetClass()))).isTrue();
+        assertThat(noModuleUsesAnotherModulesInternals.evaluate(spring).hasViolation()).isFalse();
+    }
+
+    private static boolean isInternal(JavaClass type) {
+        return type.getPackageName().startsWith("dev.onceonly.")
+                && Arrays.asList(type.getPackageName().split("\\.")).contains("internal");
+    }
+
+    /** Where {@code type} was compiled: a module's build output folder, or its jar, named without the version. */
+    private static String module(JavaClass type) {
+        String location = type.getSource().map(source -> source.getUri().toString()).orElse("");
+        int target = location.indexOf("/target/");
+        if (target >= 0) {
+            return location.substring(location.lastIndexOf('/', target - 1) + 1, target);
+        }
+        Matcher jar = JAR.matcher(location);
+        return jar.find() ? jar.group(1) : location;
     }
 
     private static String module(String packageName) {

@@ -18,21 +18,25 @@ import org.junit.jupiter.api.Test;
  */
 class WebFluxWithoutServletApiTest {
 
-    /** Beans, whose methods Spring reflects on: every type in their signatures must load too. */
     private static final String AUTOCONFIGURE = "dev.onceonly.spring.boot.web.";
     private static final String SPRING = "dev.onceonly.spring.web.";
+    private static final String REACTIVE = SPRING + "reactive.";
+    private static final String INTERNAL = SPRING + "internal.";
 
     /** Beans, whose methods Spring reflects on: every type in their signatures must load too. */
     private static final List<String> BEANS = List.of(AUTOCONFIGURE + "OnceOnlyWebFluxAutoConfiguration",
-            AUTOCONFIGURE + "WebProblemsConfiguration", SPRING + "ReactiveIdempotencyKeyFilter",
-            SPRING + "ReactiveIdempotentEndpoints", SPRING + "ReactiveIdempotencyOwnerResolver",
-            SPRING + "ReactiveAttemptArgumentResolver", SPRING + "ReactiveCallerProblemHandler",
+            AUTOCONFIGURE + "WebProblemsConfiguration", REACTIVE + "ReactiveIdempotencyKeyFilter",
+            REACTIVE + "ReactiveIdempotentEndpoints", SPRING + "ReactiveIdempotencyOwnerResolver",
+            REACTIVE + "ReactiveAttemptArgumentResolver", REACTIVE + "ReactiveCallerProblemHandler",
             SPRING + "ProblemResponses");
-    private static final List<String> REACTIVE_PATH = Stream.of("HeldBackResponse", "ReplayedBodyRequest",
-            "ConfiguredEndpoints", "AnnotatedEndpoints", "EndpointMatch", "IdempotentEndpoint", "ProblemResponses",
-            "ResponseSnapshots", "RequestEncoding", "ConcretePath", "QueryString", "RequestOwners",
-            "SecurityOwnerResolver", "JsonRedaction", "IdempotencyProtocol", "IdempotencyListener",
-            "IdempotencyOwnerResolver", "Idempotent", "PathEndpoint").map(name -> SPRING + name).toList();
+    private static final List<String> REACTIVE_PATH = Stream.of(
+            Stream.of("HeldBackResponse", "ReplayedBodyRequest").map(name -> REACTIVE + name),
+            Stream.of("ConfiguredEndpoints", "AnnotatedEndpoints", "EndpointCatalog", "EndpointMatch",
+                    "IdempotentEndpoint", "RequestEncoding", "ConcretePath", "QueryString", "JsonRedaction",
+                    "IdempotencyProtocol").map(name -> INTERNAL + name),
+            Stream.of("ProblemResponses", "ResponseSnapshots", "SecurityOwnerResolver", "IdempotencyListener",
+                    "IdempotencyOwnerResolver", "Idempotent", "PathEndpoint").map(name -> SPRING + name))
+            .flatMap(names -> names).toList();
 
     @Test
     void theReactivePathLinksWithoutTheServletApiOrSpringMvc() throws Exception {

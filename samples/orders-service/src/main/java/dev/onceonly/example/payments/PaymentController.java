@@ -7,7 +7,7 @@ import dev.onceonly.example.web.Problems;
 import dev.onceonly.example.web.StoredResponses;
 import dev.onceonly.spring.web.AcceptedRequest;
 import dev.onceonly.spring.web.Idempotent;
-import dev.onceonly.spring.web.OperationStatus;
+import dev.onceonly.spring.web.servlet.OperationStatus;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;

@@ -1,0 +1,30 @@
+package dev.onceonly.spring.web.reactive;
+
+import dev.onceonly.Attempt;
+import dev.onceonly.spring.web.internal.IdempotencyProtocol;
+import dev.onceonly.spring.web.servlet.FilterArgumentResolver;
+import org.springframework.core.MethodParameter;
+import org.springframework.web.reactive.BindingContext;
+import org.springframework.web.reactive.result.method.SyncHandlerMethodArgumentResolver;
+import org.springframework.web.server.ServerWebExchange;
+
+/** Hands an idempotent WebFlux handler its {@link Attempt}, as {@link FilterArgumentResolver} does for MVC. */
+public final class ReactiveAttemptArgumentResolver implements SyncHandlerMethodArgumentResolver {
+
+    @Override
+    public boolean supportsParameter(MethodParameter parameter) {
+        return parameter.getParameterType() == Attempt.class;
+    }
+
+    @Override
+    public Object resolveArgumentValue(MethodParameter parameter, BindingContext context,
+            ServerWebExchange exchange) {
+        Object attempt = exchange.getAttribute(IdempotencyProtocol.ATTEMPT_ATTRIBUTE);
+        if (attempt == null) {
+            throw new IllegalStateException("Handler parameter of type Attempt in "
+                    + parameter.getExecutable().toGenericString() + " needs an idempotent endpoint (@Idempotent or "
+                    + "onceonly.http.endpoints), and a request with an Idempotency-Key");
+        }
+        return attempt;
+    }
+}
