@@ -332,13 +332,13 @@ public record ServiceProfile(long requests, double cpuMillisPerRequest, Map<Stri
         if (type.startsWith("dev.onceonly.jdbc.")) {
             return "OnceOnly: store";
         }
-        if (type.startsWith("dev.onceonly.spring.web.CachedBodyRequest")) {
+        if (type.startsWith("dev.onceonly.spring.web.servlet.CachedBodyRequest")) {
             return "OnceOnly: body caching";
         }
         if (type.startsWith("dev.onceonly.CanonicalJson") || type.startsWith("dev.onceonly.Fingerprint")
                 || type.startsWith("dev.onceonly.ObjectShape") || type.startsWith("dev.onceonly.ByteWords")
                 || type.startsWith("dev.onceonly.internal.Json")
-                || type.startsWith("dev.onceonly.spring.web.ServletFingerprints")) {
+                || type.startsWith("dev.onceonly.spring.web.servlet.ServletFingerprints")) {
             return "OnceOnly: fingerprint";
         }
         if (type.startsWith("dev.onceonly.redis.")) {

@@ -3,6 +3,7 @@ package dev.onceonly.spring.web;
 import dev.onceonly.IdempotencyException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spi.IdempotencyRecord;
+import dev.onceonly.spring.web.internal.StoredResponses;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,7 +17,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The answers of an asynchronous operation's endpoints, accepting and status alike: {@code 202} with where it
- * stands while it runs, its stored answer replayed once it has one, and the protocol's problems.
+ * stands while it runs, its stored answer replayed once it has one, and the protocol's problems. An application
+ * that serves a status resource of its own answers with these as {@code OperationStatus} does.
  */
 public final class OperationResponses {
 
@@ -33,6 +35,7 @@ public final class OperationResponses {
         this.clock = clock;
     }
 
+    /** The clock records expire by. */
     public Clock clock() {
         return clock;
     }
@@ -66,7 +69,7 @@ public final class OperationResponses {
     /** The operation's stored answer, marked as replayed. */
     public static ResponseEntity<byte[]> replay(StoredResponse stored) {
         HttpHeaders headers = new HttpHeaders();
-        ResponseSnapshots.replayHeaders(stored, headers::set, headers::add);
+        StoredResponses.replayHeaders(stored, headers::set, headers::add);
         headers.set(ResponseSnapshots.REPLAYED_HEADER, "true");
         return ResponseEntity.status(stored.status()).headers(headers).body(stored.body());
     }

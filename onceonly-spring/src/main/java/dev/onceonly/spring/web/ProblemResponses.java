@@ -18,7 +18,7 @@ import tools.jackson.databind.json.JsonMapper;
  * bodies ({@code application/problem+json}): Spring's {@link ProblemDetail} written by the application's JSON mapper.
  * The detail names the rule broken, never the request body or a secret; no stack trace is ever written. Renders only,
  * for any server: each transport writes the {@link Rendered} problem, so that a WebFlux application without the
- * servlet API can hold it as a bean.
+ * servlet API can hold it as a bean; an application's own handler can answer with one as the filters do.
  */
 public final class ProblemResponses {
 
@@ -31,16 +31,11 @@ public final class ProblemResponses {
         this.catalogue = catalogue;
     }
 
-
-    /** The status a problem type is answered with. */
-    public int statusOf(String problemType) {
-        return catalogue.statusOf(problemType);
-    }
-
     /** A problem as a whole response, for any server: status, headers (the content type among them) and body. */
     public record Rendered(int status, Map<String, String> headers, byte[] body) {
     }
 
+    /** {@code problem} as the protocol answers it; {@code instance} is the request's path. */
     public Rendered render(IdempotencyException problem, String instance) {
         return render(catalogue.of(problem), instance);
     }
@@ -51,6 +46,7 @@ public final class ProblemResponses {
                 MediaType.APPLICATION_PROBLEM_JSON_VALUE), json.writeValueAsBytes(problem));
     }
 
+    /** A problem of the catalogue by its type, with its detail and the wait it advises, if any. */
     public Rendered render(String problemType, @Nullable String detail, @Nullable Duration hint, String instance) {
         return render(catalogue.of(problemType, detail, hint), instance);
     }

@@ -8,13 +8,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.HttpHeaders;
 
 /**
  * What is kept of a response and how it is replayed. The first response reaches its client whole; what is stored
@@ -34,13 +31,6 @@ public final class ResponseSnapshots {
     static final List<String> DEFAULT_REPLAY_HEADERS = List.of("Content-Type", "Content-Encoding",
             "Content-Disposition", "Content-Language", "Vary", "Location", "ETag");
 
-    /**
-     * Headers that describe a body: an error that replaces the body drops them, or they would be stored and
-     * replayed with it (a gzip label on plain JSON, the Location of what was never created, read as the resource id).
-     */
-    public static final List<String> BODY_HEADERS = List.of(HttpHeaders.CONTENT_ENCODING, HttpHeaders.CONTENT_DISPOSITION,
-            HttpHeaders.CONTENT_LANGUAGE, HttpHeaders.LOCATION, HttpHeaders.ETAG, HttpHeaders.LAST_MODIFIED);
-
     private static final Logger log = LoggerFactory.getLogger(ResponseSnapshots.class);
 
     private final Set<String> replayHeaders = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
@@ -54,54 +44,12 @@ public final class ResponseSnapshots {
         this.maxBody = maxBody;
     }
 
-
-    /**
-     * The response as the handler left it, all of it, on any server: its content type, and of the headers it set
-     * those replayed.
-     */
-    public StoredResponse capture(int status, @Nullable String contentType, Map<String, List<String>> heldHeaders,
-            byte[] body) {
-        Map<String, List<String>> headers = new LinkedHashMap<>();
-        if (contentType != null) {
-            headers.put("Content-Type", List.of(contentType));
-        }
-        String location = null;
-        for (Map.Entry<String, List<String>> header : new TreeMap<>(heldHeaders).entrySet()) {
-            String name = header.getKey();
-            if (name.equalsIgnoreCase("Location") && !header.getValue().isEmpty()) {
-                location = header.getValue().getFirst();
-            }
-            if (replayHeaders.contains(name) && !name.equalsIgnoreCase("Content-Type")) {
-                headers.put(name, header.getValue());
-            }
-        }
-        return StoredResponse.of(status, headers, body, resourceId(location));
+    /** Whether header {@code name} is stored with a response and replayed, in any letter case. */
+    public boolean replays(String name) {
+        return replayHeaders.contains(name);
     }
 
-    /**
-     * The last path segment of a {@code Location}, such as the id of a created order. Scanned by hand: it runs for
-     * every response, and {@code String.replaceFirst} would compile its pattern each time.
-     */
-    static @Nullable String resourceId(@Nullable String location) {
-        if (location == null || location.isBlank()) {
-            return null;
-        }
-        int end = location.length();
-        for (int i = 0; i < location.length(); i++) {
-            char c = location.charAt(i);
-            if (c == '?' || c == '#') {
-                end = i;
-                break;
-            }
-        }
-        while (end > 0 && location.charAt(end - 1) == '/') {
-            end--;
-        }
-        String id = location.substring(location.lastIndexOf('/', end - 1) + 1, end);
-        return id.isEmpty() || id.length() > 255 ? null : id;
-    }
-
-    /** Stores what {@link #capture} took, minus secrets; replays what was stored. */
+    /** Stores what the transport captured, minus secrets; replays what was stored. */
     public OutcomeCodec<StoredResponse> codec(String operation) {
         return new OutcomeCodec<>() {
             @Override
@@ -142,22 +90,5 @@ public final class ResponseSnapshots {
      */
     static boolean isJson(String contentType) {
         return contentType.toLowerCase(Locale.ROOT).contains("json");
-    }
-
-    /**
-     * Sets a stored response's headers, on any server: each replaces a header of the same name, but {@code Vary},
-     * whose values are added.
-     */
-    public static void replayHeaders(StoredResponse stored, BiConsumer<String, String> set, BiConsumer<String, String> add) {
-        stored.headers().forEach((name, values) -> {
-            // Vary lists what selected the answer: the first client got the values of filters before ours (CORS's
-            // Origin) together with the handler's, so a replay adds the handler's to them rather than replacing.
-            if (!name.equalsIgnoreCase(HttpHeaders.VARY)) {
-                set.accept(name, values.getFirst());
-                values.stream().skip(1).forEach(value -> add.accept(name, value));
-            } else {
-                values.forEach(value -> add.accept(name, value));
-            }
-        });
     }
 }

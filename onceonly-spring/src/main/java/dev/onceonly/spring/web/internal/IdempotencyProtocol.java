@@ -269,8 +269,7 @@ public final class IdempotencyProtocol {
     }
 
     private StoredResponse capture(HeldResponse response) {
-        return snapshots.capture(response.status(), response.contentType(), response.heldHeaders(),
-                response.content());
+        return StoredResponses.capture(snapshots, response);
     }
 
     /** Tells the listeners how a request of {@code operation} ended. */

@@ -1,8 +1,8 @@
 package dev.onceonly.spring.web.reactive;
 
 import dev.onceonly.spring.web.ProblemResponses;
-import dev.onceonly.spring.web.ResponseSnapshots;
 import dev.onceonly.spring.web.internal.IdempotencyProtocol;
+import dev.onceonly.spring.web.internal.StoredResponses;
 import java.io.ByteArrayOutputStream;
 import java.util.List;
 import java.util.Map;
@@ -137,7 +137,7 @@ final class HeldBackResponse extends ServerHttpResponseDecorator implements Idem
     synchronized void resetForError() {
         body.reset();
         overflowed = false;
-        ResponseSnapshots.BODY_HEADERS.forEach(headers::remove);
+        StoredResponses.BODY_HEADERS.forEach(headers::remove);
         headers.remove(HttpHeaders.CONTENT_TYPE);
         headers.remove(HttpHeaders.CONTENT_LENGTH);
     }

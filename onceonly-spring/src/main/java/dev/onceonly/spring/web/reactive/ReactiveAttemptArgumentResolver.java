@@ -2,13 +2,12 @@ package dev.onceonly.spring.web.reactive;
 
 import dev.onceonly.Attempt;
 import dev.onceonly.spring.web.internal.IdempotencyProtocol;
-import dev.onceonly.spring.web.servlet.FilterArgumentResolver;
 import org.springframework.core.MethodParameter;
 import org.springframework.web.reactive.BindingContext;
 import org.springframework.web.reactive.result.method.SyncHandlerMethodArgumentResolver;
 import org.springframework.web.server.ServerWebExchange;
 
-/** Hands an idempotent WebFlux handler its {@link Attempt}, as {@link FilterArgumentResolver} does for MVC. */
+/** Hands an idempotent WebFlux handler its {@link Attempt}, as the MVC filter's argument resolver does. */
 public final class ReactiveAttemptArgumentResolver implements SyncHandlerMethodArgumentResolver {
 
     @Override

@@ -3,7 +3,6 @@ package dev.onceonly.spring.web.reactive;
 import dev.onceonly.IdempotencyException;
 import dev.onceonly.spring.web.ProblemResponses;
 import dev.onceonly.spring.web.internal.IdempotencyProtocol;
-import dev.onceonly.spring.web.servlet.CallerProblemResolver;
 import org.springframework.core.Ordered;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
@@ -12,9 +11,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * Answers what an idempotent call of a handler threw ({@link IdempotencyProtocol#callerProblem}) with its problem, as
- * {@link CallerProblemResolver} does on Spring MVC. An application's {@code @ExceptionHandler} runs first, inside the
- * dispatcher; this runs before Spring Boot's error handler (order -1). Inside an idempotent endpoint the filter has
- * answered such a failure already.
+ * {@link dev.onceonly.spring.web.servlet.CallerProblemResolver} does on Spring MVC. An application's
+ * {@code @ExceptionHandler} runs first, inside the dispatcher; this runs before Spring Boot's error handler (order
+ * -1). Inside an idempotent endpoint the filter has answered such a failure already.
  */
 public final class ReactiveCallerProblemHandler implements WebExceptionHandler, Ordered {
 

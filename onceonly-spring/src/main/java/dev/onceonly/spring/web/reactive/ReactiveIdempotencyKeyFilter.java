@@ -26,7 +26,7 @@ import dev.onceonly.spring.web.internal.IdempotencyProtocol;
 import dev.onceonly.spring.web.internal.IdempotencyProtocol.Answer;
 import dev.onceonly.spring.web.internal.IdempotentEndpoint;
 import dev.onceonly.spring.web.internal.RequestEncoding;
-import dev.onceonly.spring.web.servlet.IdempotencyKeyFilter;
+import dev.onceonly.spring.web.internal.StoredResponses;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -55,7 +55,7 @@ import reactor.util.context.ContextView;
 
 /**
  * The {@code Idempotency-Key} protocol for WebFlux: the same steps, refusals and problems as the Spring MVC filter
- * ({@link IdempotencyKeyFilter}).
+ * ({@link dev.onceonly.spring.web.servlet.IdempotencyKeyFilter}).
  *
  * <p>The store blocks, so it is never called on the server's event loop: an outcome this process remembers is
  * replayed right there from memory, and everything else (the claim, the handler's run, the completion, a replay from
@@ -65,7 +65,6 @@ import reactor.util.context.ContextView;
  * the Reactor context of the request (its security context) goes along.
  */
 public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
-
 
     private static final Logger log = LoggerFactory.getLogger(ReactiveIdempotencyKeyFilter.class);
 
@@ -349,7 +348,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     private static Mono<Void> replay(ServerHttpResponse response, StoredResponse stored) {
         response.setStatusCode(HttpStatusCode.valueOf(stored.status()));
         HttpHeaders headers = response.getHeaders();
-        ResponseSnapshots.replayHeaders(stored, headers::set, headers::add);
+        StoredResponses.replayHeaders(stored, headers::set, headers::add);
         headers.set(ResponseSnapshots.REPLAYED_HEADER, "true");
         return HeldBackResponse.write(response, stored.status(), stored.body());
     }

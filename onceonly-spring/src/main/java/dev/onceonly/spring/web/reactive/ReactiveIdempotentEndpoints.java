@@ -24,6 +24,7 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
@@ -87,14 +88,17 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
         for (RequestMappingHandlerMapping mapping : context.getBeansOfType(RequestMappingHandlerMapping.class)
                 .values()) {
             mapping.getHandlerMethods().forEach((info, handler) -> {
+                String where = AnnotatedEndpoints.where(handler.getMethod());
+                if (AnnotatedElementUtils.hasAnnotation(handler.getMethod(), Idempotent.class)) {
+                    // First: a stream is the root of whatever else would be wrong with its endpoint.
+                    requireFiniteResponse(where, handler, info.getProducesCondition().getProducibleMediaTypes()
+                            .stream().anyMatch(type -> STREAMING.stream().anyMatch(type::isCompatibleWith)));
+                }
                 IdempotentEndpoint endpoint = catalog.add(handler, info.getMethodsCondition().getMethods(),
                         info.getPatternsCondition().getPatterns().stream().map(PathPattern::getPatternString)
                                 .toList());
                 if (endpoint != null) {
-                    requireTransactionThread(AnnotatedEndpoints.where(handler.getMethod()), handler, endpoint);
-                    requireFiniteResponse(AnnotatedEndpoints.where(handler.getMethod()), handler, info
-                            .getProducesCondition().getProducibleMediaTypes().stream()
-                            .anyMatch(type -> STREAMING.stream().anyMatch(type::isCompatibleWith)));
+                    requireTransactionThread(where, handler, endpoint);
                 }
             });
         }

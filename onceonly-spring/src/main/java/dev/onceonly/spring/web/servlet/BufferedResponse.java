@@ -2,8 +2,8 @@ package dev.onceonly.spring.web.servlet;
 
 import dev.onceonly.http.ResponseTooLargeException;
 import dev.onceonly.spring.web.ProblemResponses;
-import dev.onceonly.spring.web.ResponseSnapshots;
 import dev.onceonly.spring.web.internal.IdempotencyProtocol;
+import dev.onceonly.spring.web.internal.StoredResponses;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.Cookie;
@@ -180,7 +180,7 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
         resetBuffer();
         // The problem replaces the body these described; kept, they would be stored and replayed with it (a gzip
         // label on plain JSON, the Location of what was never created, read as the resource id).
-        ResponseSnapshots.BODY_HEADERS.forEach(name -> {
+        StoredResponses.BODY_HEADERS.forEach(name -> {
             headers.remove(name);
             replaced.remove(name);
         });

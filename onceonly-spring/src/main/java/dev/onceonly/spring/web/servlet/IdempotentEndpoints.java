@@ -42,7 +42,7 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
     private List<HandlerMethodArgumentResolver> resolvers = List.of();
     /** The dispatcher's handler mappings, in its order, but for {@link FoundHandlerMapping}. */
     private List<HandlerMapping> handlerMappings = List.of();
-    /** The routes of annotated endpoints: a request whose path matches none skips the handler lookup too. */
+    /** The routes of annotated endpoints: a request whose path matches none skips the handler lookup. */
     private final List<PathPattern> annotatedRoutes = new ArrayList<>();
     /** Some annotated route is not a parsed pattern (a mapping that matches with {@code AntPathMatcher}). */
     private boolean unparsedRoutes;

@@ -3,6 +3,7 @@ package dev.onceonly.spring.web.servlet;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spring.web.ProblemResponses;
 import dev.onceonly.spring.web.ResponseSnapshots;
+import dev.onceonly.spring.web.internal.StoredResponses;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import org.springframework.http.HttpHeaders;
@@ -36,7 +37,7 @@ final class ServletAnswers {
     static void replay(HttpServletResponse response, StoredResponse stored) throws IOException {
         response.resetBuffer();
         response.setStatus(stored.status());
-        ResponseSnapshots.replayHeaders(stored, response::setHeader, response::addHeader);
+        StoredResponses.replayHeaders(stored, response::setHeader, response::addHeader);
         response.setHeader(ResponseSnapshots.REPLAYED_HEADER, "true");
         byte[] body = stored.body();
         response.setContentLength(body.length);

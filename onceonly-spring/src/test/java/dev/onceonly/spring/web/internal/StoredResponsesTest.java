@@ -1,11 +1,11 @@
-package dev.onceonly.spring.web;
+package dev.onceonly.spring.web.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class ResponseSnapshotsTest {
+class StoredResponsesTest {
 
     @ParameterizedTest
     @CsvSource(nullValues = "none", value = {
@@ -20,6 +20,6 @@ class ResponseSnapshotsTest {
         "?x=1, none",
         "'  ', none"})
     void resourceIdIsTheLastPathSegmentOfTheLocation(String location, String id) {
-        assertThat(ResponseSnapshots.resourceId(location)).isEqualTo(id);
+        assertThat(StoredResponses.resourceId(location)).isEqualTo(id);
     }
 }
