@@ -7,6 +7,7 @@ import dev.onceonly.spring.boot.OnceOnlyProperties;
 import dev.onceonly.spring.web.IdempotencyListener;
 import dev.onceonly.spring.web.ProblemResponses;
 import dev.onceonly.spring.web.ReactiveIdempotencyOwnerResolver;
+import dev.onceonly.spring.web.ResponseSnapshots;
 import dev.onceonly.spring.web.reactive.ReactiveAttemptArgumentResolver;
 import dev.onceonly.spring.web.reactive.ReactiveCallerProblemHandler;
 import dev.onceonly.spring.web.reactive.ReactiveIdempotencyKeyFilter;
@@ -80,10 +81,10 @@ public class OnceOnlyWebFluxAutoConfiguration {
     ReactiveIdempotencyKeyFilter reactiveIdempotencyKeyFilter(ReactiveIdempotentEndpoints endpoints,
             IdempotencyKeyFormat keyFormat, ReactiveIdempotencyOwnerResolver ownerResolver,
             OnceOnlyProperties properties, ObjectProvider<IdempotencyListener> listeners, ProblemResponses problems,
-            @Qualifier(SCHEDULER) Scheduler scheduler) {
+            ResponseSnapshots snapshots, @Qualifier(SCHEDULER) Scheduler scheduler) {
         OnceOnlyProperties.Http http = properties.http();
         return new ReactiveIdempotencyKeyFilter(endpoints, keyFormat, properties.key().headerName(), ownerResolver,
-                http.allowAnonymous(), WebProblemsConfiguration.snapshots(http), problems,
+                http.allowAnonymous(), snapshots, problems,
                 http.maxRequestBody().toBytes(), http.maxBufferedResponse().toBytes(),
                 listeners.orderedStream().toList(), scheduler, FILTER_ORDER);
     }

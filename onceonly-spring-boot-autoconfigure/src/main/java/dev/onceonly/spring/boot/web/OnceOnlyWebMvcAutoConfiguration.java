@@ -96,11 +96,6 @@ public class OnceOnlyWebMvcAutoConfiguration {
     }
 
     @Bean
-    ResponseSnapshots onceOnlyResponseSnapshots(OnceOnlyProperties properties) {
-        return WebProblemsConfiguration.snapshots(properties.http());
-    }
-
-    @Bean
     OperationResponses onceOnlyOperationResponses(ProblemResponses problems, ObjectProvider<JsonMapper> json,
             IdempotencyEngine engine) {
         return new OperationResponses(problems, json.getIfAvailable(JsonMapper::new), engine.clock());

@@ -27,8 +27,10 @@ class WebProblemsConfiguration {
                 http.keyReusedStatus(), engine.retryAfter(), http.authenticationChallenge()));
     }
 
-    /** What of a response is stored and replayed, as {@code onceonly.http.*} says. */
-    static ResponseSnapshots snapshots(OnceOnlyProperties.Http http) {
+    /** What of a response is stored and replayed, as {@code onceonly.http.*} says, for either transport. */
+    @Bean
+    ResponseSnapshots onceOnlyResponseSnapshots(OnceOnlyProperties properties) {
+        OnceOnlyProperties.Http http = properties.http();
         return new ResponseSnapshots(http.replayHeaders(), http.redactedResponseFields(),
                 http.maxResponseBody().toBytes());
     }

@@ -8,6 +8,7 @@ import dev.onceonly.memory.InMemoryIdempotencyStore;
 import dev.onceonly.spi.IdempotencyStore;
 import dev.onceonly.spring.boot.OnceOnlyAutoConfiguration;
 import dev.onceonly.spring.web.Idempotent;
+import dev.onceonly.spring.web.ResponseSnapshots;
 import dev.onceonly.spring.web.reactive.ReactiveIdempotencyKeyFilter;
 import dev.onceonly.spring.web.servlet.IdempotencyKeyFilter;
 import java.util.UUID;
@@ -67,8 +68,9 @@ class OnceOnlyWebFluxAutoConfigurationTest {
     @Test
     void theFilterRunsWithoutTheServletApiAndReplaysTheFirstResponse() {
         runner.withBean(Orders.class).run(context -> {
+            // What is kept of a response is one bean, as on Spring MVC, which the filter stores by.
             assertThat(context).hasSingleBean(ReactiveIdempotencyKeyFilter.class)
-                    .doesNotHaveBean(IdempotencyKeyFilter.class);
+                    .doesNotHaveBean(IdempotencyKeyFilter.class).hasSingleBean(ResponseSnapshots.class);
             WebTestClient client = client(context);
             String key = UUID.randomUUID().toString();
 
