@@ -21,6 +21,7 @@ import dev.onceonly.spring.web.internal.EndpointMatch;
 import dev.onceonly.spring.web.internal.IdempotencyProtocol;
 import dev.onceonly.spring.web.internal.IdempotencyProtocol.Answer;
 import dev.onceonly.spring.web.internal.IdempotentEndpoint;
+import dev.onceonly.spring.web.internal.RequestEncoding;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -93,10 +94,11 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 fields = LogFields.open(operation, match.endpoint().engine().keyStorage().stored(key));
                 scope = IdempotencyScope.of(owners.ownerOf(request), operation, key);
                 // Form and multipart bodies are parsed by the container; their fields and parts are fingerprinted.
-                CachedBodyRequest cached = ServletFingerprints.isParsedByContainer(request)
+                RequestEncoding encoding = ServletFingerprints.encoding(request);
+                CachedBodyRequest cached = encoding.isForm() || encoding.isMultipart()
                         ? null : CachedBodyRequest.read(request, maxRequestBody);
                 forwarded = cached == null ? request : cached;
-                fingerprint = ServletFingerprints.of(match.endpoint(), request, match.route(),
+                fingerprint = ServletFingerprints.of(match.endpoint(), request, match.route(), encoding,
                         cached == null ? new byte[0] : cached.body(), maxRequestBody);
             } catch (IdempotencyException refused) {
                 Refusal refusal = protocol.refusal(refused, operation, false);

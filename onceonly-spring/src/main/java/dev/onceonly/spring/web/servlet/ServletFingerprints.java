@@ -34,12 +34,11 @@ final class ServletFingerprints {
      * part, the selected headers, the content type with its charset, and the body: canonical if JSON, form fields,
      * multipart parts, or else the bytes.
      *
+     * @param encoding the body's encoding, {@link #encoding} of the request
      * @throws dev.onceonly.MalformedRequestBodyException if a JSON body is malformed
-     * @throws UnsupportedRequestEncodingException if the body has a content coding or an unknown charset
      */
-    static Fingerprint of(IdempotentEndpoint endpoint, HttpServletRequest request, String route, byte[] body,
-            long maxPartBytes) throws IOException {
-        RequestEncoding encoding = encoding(request);
+    static Fingerprint of(IdempotentEndpoint endpoint, HttpServletRequest request, String route,
+            RequestEncoding encoding, byte[] body, long maxPartBytes) throws IOException {
         Fingerprint.Builder fingerprint = endpoint.selectedParts(request.getMethod(), route,
                 ConcretePath.of(request.getRequestURI().substring(request.getContextPath().length())),
                 request.getQueryString(), header -> Collections.list(request.getHeaders(header)), encoding);
@@ -96,16 +95,11 @@ final class ServletFingerprints {
     }
 
     /**
-     * Whether the container parses this request's body (form fields, multipart parts) itself.
+     * How the request's body is encoded; the container parses a form's or a multipart body itself.
      *
      * @throws UnsupportedRequestEncodingException if the body has a content coding or an unknown charset
      */
-    static boolean isParsedByContainer(HttpServletRequest request) {
-        RequestEncoding encoding = encoding(request);
-        return encoding.isForm() || encoding.isMultipart();
-    }
-
-    private static RequestEncoding encoding(HttpServletRequest request) {
+    static RequestEncoding encoding(HttpServletRequest request) {
         return RequestEncoding.of(Collections.list(request.getHeaders(HttpHeaders.CONTENT_ENCODING)),
                 request.getContentType());
     }
