@@ -5,6 +5,7 @@ import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.TransactionRunner;
 import dev.onceonly.spring.OnceOnlySetup;
 import java.lang.reflect.Method;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -38,6 +39,9 @@ public final class IdempotentMethods implements SmartInitializingSingleton {
     private record BeanMethod(Method method, Class<?> beanClass) {
     }
 
+    private static final Comparator<Method> BY_NAME = Comparator.comparing(Method::getName)
+            .thenComparing(Method::toGenericString);
+
     /** Empty for a method without the annotation. */
     private final ConcurrentMap<BeanMethod, Optional<IdempotentMethodDefinition>> definitions =
             new ConcurrentHashMap<>();
@@ -61,9 +65,10 @@ public final class IdempotentMethods implements SmartInitializingSingleton {
                 continue;
             }
             Class<?> userClass = ClassUtils.getUserClass(type);
+            // In a stable order, which reflection does not give: a wrong annotation is reported alike at each start.
             MethodIntrospector.selectMethods(userClass, (MethodIntrospector.MetadataLookup<IdempotentMethod>)
                     method -> AnnotatedElementUtils.findMergedAnnotation(method, IdempotentMethod.class))
-                    .keySet().forEach(method -> definition(method, userClass));
+                    .keySet().stream().sorted(BY_NAME).forEach(method -> definition(method, userClass));
         }
         requireDistinctOperations();
         beans.getBeanProvider(OnceOnlySetup.class).ifAvailable(setup -> definitions.values().forEach(found ->
