@@ -2,6 +2,8 @@ package dev.onceonly.http;
 
 import dev.onceonly.IdempotencyScope;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Whose keys a request or call uses: the one rule for HTTP requests and idempotent methods alike.
@@ -14,6 +16,8 @@ public final class Owners {
 
     /** The one owner of all anonymous requests and calls. */
     public static final String ANONYMOUS = "~anonymous";
+
+    private static final Logger log = LoggerFactory.getLogger(Owners.class);
 
     private Owners() {
     }
@@ -41,5 +45,17 @@ public final class Owners {
             throw OwnerUnresolvableException.tooLong(owner.length());
         }
         return owner;
+    }
+
+    /**
+     * The refusal of a request whose owner resolver failed, logged by the failure's type alone: a resolver that
+     * queries a database fails with the database's text, which can quote rows.
+     *
+     * @param resolver the resolver's kind, as the application knows it
+     * @param request the request's method and path
+     */
+    public static OwnerUnresolvableException resolverFailed(String resolver, String request, Throwable failure) {
+        log.warn("The {} failed for {} with {}", resolver, request, failure.getClass().getName());
+        return OwnerUnresolvableException.resolverFailed();
     }
 }

@@ -70,7 +70,6 @@ public final class OperationResponses {
     public static ResponseEntity<byte[]> replay(StoredResponse stored) {
         HttpHeaders headers = new HttpHeaders();
         StoredResponses.replayHeaders(stored, headers::set, headers::add);
-        headers.set(ResponseSnapshots.REPLAYED_HEADER, "true");
         return ResponseEntity.status(stored.status()).headers(headers).body(stored.body());
     }
 

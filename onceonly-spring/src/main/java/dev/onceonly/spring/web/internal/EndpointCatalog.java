@@ -23,6 +23,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * The idempotent endpoints of an application, configured by path or annotated handler methods of a dispatcher: built
@@ -84,7 +85,7 @@ public final class EndpointCatalog {
     }
 
     /**
-     * The endpoint of {@code handler} if it is annotated, now also found by {@link #endpoint}, else {@code null}.
+     * The endpoint of {@code handler} if it is annotated, now also found by {@link #match}, else {@code null}.
      *
      * @param declared the HTTP methods its mapping names; a mapping that names none answers every method, GET and
      *     HEAD too, of which only {@code POST} and {@code PATCH} change state
@@ -118,10 +119,20 @@ public final class EndpointCatalog {
         return httpMethods.contains(httpMethod);
     }
 
-    /** The endpoint a request of {@code httpMethod} to {@code handler} goes to, or {@code null} if it is not one. */
-    public @Nullable IdempotentEndpoint endpoint(Method handler, String httpMethod) {
-        IdempotentEndpoint endpoint = endpoints.get(handler);
-        return endpoint != null && endpoint.methods().contains(httpMethod) ? endpoint : null;
+    /**
+     * The endpoint a request of {@code httpMethod} that the dispatcher gives to {@code handler} goes to, or
+     * {@code null} if it is not one.
+     *
+     * @param route the pattern that matched the request, as the dispatcher's mapping recorded it
+     */
+    public @Nullable EndpointMatch match(Object handler, String httpMethod, @Nullable Object route) {
+        IdempotentEndpoint endpoint = handler instanceof HandlerMethod method ? endpoints.get(method.getMethod())
+                : null;
+        if (endpoint == null || !endpoint.methods().contains(httpMethod)) {
+            return null;
+        }
+        return new EndpointMatch(endpoint, route instanceof PathPattern pattern ? pattern.getPatternString()
+                : String.valueOf(route));
     }
 
     /** The engine each annotated handler method runs on: its mode, wait and retention. */

@@ -3,6 +3,9 @@ package dev.onceonly.spring.web.internal;
 import dev.onceonly.Attempt;
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyException;
+import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyKeyFormat;
+import dev.onceonly.IdempotencyKeyReusedException;
 import dev.onceonly.IdempotencyScope;
 import dev.onceonly.IdempotentResult;
 import dev.onceonly.LeaseLostException;
@@ -12,15 +15,18 @@ import dev.onceonly.http.Refusal;
 import dev.onceonly.http.RequestOutcome;
 import dev.onceonly.http.ResponseTooLargeException;
 import dev.onceonly.spring.web.IdempotencyListener;
+import dev.onceonly.spring.web.ProblemResponses;
 import dev.onceonly.spring.web.ResponseSnapshots;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.core.MethodParameter;
 
 /**
  * The {@code Idempotency-Key} protocol as every Spring transport (the MVC filter, the WebFlux filter, asynchronous
@@ -54,27 +60,84 @@ public final class IdempotencyProtocol {
     private static final Logger log = LoggerFactory.getLogger(IdempotencyProtocol.class);
     private static final Set<String> CALLER_PROBLEMS = Set.of("idempotency-key-reused", "request-in-progress");
 
+    private final IdempotencyKeyFormat keyFormat;
+    private final String headerName;
     private final ResponseSnapshots snapshots;
+    private final ProblemResponses problems;
+    private final long maxRequestBody;
     private final long maxBufferedResponse;
     private final List<IdempotencyListener> listeners;
 
-    /** @param maxBufferedResponse the most body bytes a {@link HeldResponse} holds, named in the too-large reason */
-    public IdempotencyProtocol(ResponseSnapshots snapshots, long maxBufferedResponse,
+    /**
+     * @param headerName the header the key is sent in
+     * @param maxRequestBody the most body bytes a request may have to be fingerprinted
+     * @param maxBufferedResponse the most body bytes a {@link HeldResponse} holds, named in the too-large reason
+     */
+    public IdempotencyProtocol(IdempotencyKeyFormat keyFormat, String headerName, ResponseSnapshots snapshots,
+            ProblemResponses problems, long maxRequestBody, long maxBufferedResponse,
             List<IdempotencyListener> listeners) {
+        this.keyFormat = keyFormat;
+        this.headerName = headerName;
         this.snapshots = snapshots;
+        this.problems = problems;
+        this.maxRequestBody = maxRequestBody;
         this.maxBufferedResponse = maxBufferedResponse;
         this.listeners = List.copyOf(listeners);
     }
 
+    public String headerName() {
+        return headerName;
+    }
+
+    public ProblemResponses problems() {
+        return problems;
+    }
+
+    public long maxRequestBody() {
+        return maxRequestBody;
+    }
+
+    public long maxBufferedResponse() {
+        return maxBufferedResponse;
+    }
+
     /**
-     * The operation of a request to {@code match}'s endpoint, or {@code null} when the protocol leaves the request
-     * alone: it sent no key where none is required.
+     * The operation of a request to {@code match}'s endpoint that sent {@code keys} (the values of its key header),
+     * or {@code null} when the protocol leaves the request alone: it sent no key where none is required.
      */
     public static @Nullable String operationOf(EndpointMatch match, String method, List<String> keys) {
         if (keys.isEmpty() && !match.endpoint().keyRequired()) {
             return null;
         }
         return match.endpoint().operationFor(method, match.route());
+    }
+
+    /**
+     * The key a request sent as the values of its key header.
+     *
+     * @throws dev.onceonly.InvalidIdempotencyKeyException if it is missing, malformed, or sent more than once
+     */
+    public IdempotencyKey key(List<String> keys) {
+        return keyFormat.parseHeader(keys);
+    }
+
+    /**
+     * The answer to a request whose outcome this process remembers, found without touching the store (so without
+     * blocking, on an event loop): its replay, or the refusal of a reused key; {@code null} if none is remembered.
+     */
+    public <R extends HeldResponse> @Nullable Answer<R> remembered(IdempotentEndpoint endpoint, IdempotencyScope scope,
+            Fingerprint fingerprint) {
+        Optional<IdempotentResult<StoredResponse>> remembered;
+        try {
+            remembered = endpoint.engine().replayFromMemory(scope, fingerprint, snapshots.codec(scope.operation()));
+        } catch (IdempotencyKeyReusedException reused) {
+            return answerTo(reused, scope.operation(), false);
+        }
+        if (remembered.isEmpty()) {
+            return null;
+        }
+        notify(scope.operation(), RequestOutcome.REPLAYED);
+        return new Answer.Replay<>(remembered.get().value());
     }
 
     /** A handler's response, held back until its outcome is settled: what each transport's buffer offers. */
@@ -266,6 +329,19 @@ public final class IdempotencyProtocol {
             }
         }
         return null;
+    }
+
+    /**
+     * Why a handler's {@link Attempt} or {@link dev.onceonly.spring.web.AcceptedRequest} parameter has no value: the
+     * filter makes them only for requests with a key to the endpoints they belong to.
+     */
+    public static IllegalStateException missingArgument(MethodParameter parameter) {
+        boolean attempt = parameter.getParameterType() == Attempt.class;
+        return new IllegalStateException("Handler parameter of type " + parameter.getParameterType().getSimpleName()
+                + " in " + parameter.getExecutable().toGenericString() + " needs " + (attempt
+                ? "an idempotent endpoint (@Idempotent or onceonly.http.endpoints)"
+                : "an asynchronous endpoint (@Idempotent(asynchronous = true))")
+                + ", and a request with an Idempotency-Key");
     }
 
     private StoredResponse capture(HeldResponse response) {

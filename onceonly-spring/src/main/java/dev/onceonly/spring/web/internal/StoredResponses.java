@@ -71,8 +71,8 @@ public final class StoredResponses {
     }
 
     /**
-     * Sets a stored response's headers, on any server: each replaces a header of the same name, but {@code Vary},
-     * whose values are added.
+     * Sets a stored response's headers as its replay has them, on any server: each replaces a header of the same
+     * name, but {@code Vary}, whose values are added; and {@value ResponseSnapshots#REPLAYED_HEADER} marks it.
      */
     public static void replayHeaders(StoredResponse stored, BiConsumer<String, String> set,
             BiConsumer<String, String> add) {
@@ -86,5 +86,6 @@ public final class StoredResponses {
                 values.forEach(value -> add.accept(name, value));
             }
         });
+        set.accept(ResponseSnapshots.REPLAYED_HEADER, "true");
     }
 }

@@ -1,9 +1,9 @@
 package dev.onceonly.spring.web.reactive;
 
 import dev.onceonly.spring.web.ProblemResponses;
+import dev.onceonly.spring.web.internal.HeldBody;
 import dev.onceonly.spring.web.internal.IdempotencyProtocol;
 import dev.onceonly.spring.web.internal.StoredResponses;
-import java.io.ByteArrayOutputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -34,17 +34,13 @@ final class HeldBackResponse extends ServerHttpResponseDecorator implements Idem
 
     private final HttpHeaders headers = new HttpHeaders();
     private final MultiValueMap<String, ResponseCookie> cookies = new LinkedMultiValueMap<>();
-    private final ByteArrayOutputStream body = new ByteArrayOutputStream();
-    private final long maxBytes;
+    private final HeldBody body;
     private final List<Supplier<? extends Mono<Void>>> beforeCommit = new CopyOnWriteArrayList<>();
     private volatile @Nullable HttpStatusCode status;
-    private volatile boolean overflowed;
-    /** Set once the attempt ended, while a thread the handler moved its work to may still write. */
-    private volatile boolean sealed;
 
     HeldBackResponse(ServerHttpResponse response, long maxBytes) {
         super(response);
-        this.maxBytes = maxBytes;
+        this.body = new HeldBody(maxBytes);
     }
 
     @Override
@@ -102,7 +98,15 @@ final class HeldBackResponse extends ServerHttpResponseDecorator implements Idem
     public Mono<Void> writeWith(Publisher<? extends DataBuffer> content) {
         // Each buffer is consumed here and goes no further: then() would hand it to the discard hook that Spring's
         // writers install, a second release after its pool may have lent the instance to another request.
-        return Flux.from(content).<Void>handle((buffer, next) -> hold(buffer)).then();
+        return Flux.from(content).<Void>handle((buffer, next) -> {
+            try {
+                byte[] bytes = new byte[buffer.readableByteCount()];
+                buffer.read(bytes);
+                body.write(bytes, 0, bytes.length);
+            } finally {
+                DataBufferUtils.release(buffer);
+            }
+        }).then();
     }
 
     @Override
@@ -115,28 +119,9 @@ final class HeldBackResponse extends ServerHttpResponseDecorator implements Idem
         return Mono.empty();
     }
 
-    private synchronized void hold(DataBuffer buffer) {
-        try {
-            if (sealed) {
-                return;
-            }
-            if (overflowed || body.size() + (long) buffer.readableByteCount() > maxBytes) {
-                overflowed = true;
-                body.reset();
-                return;
-            }
-            byte[] bytes = new byte[buffer.readableByteCount()];
-            buffer.read(bytes);
-            body.writeBytes(bytes);
-        } finally {
-            DataBufferUtils.release(buffer);
-        }
-    }
-
     /** Drops what the handler wrote: its body and the headers that describe it, for an error that replaces them. */
-    synchronized void resetForError() {
+    void resetForError() {
         body.reset();
-        overflowed = false;
         StoredResponses.BODY_HEADERS.forEach(headers::remove);
         headers.remove(HttpHeaders.CONTENT_TYPE);
         headers.remove(HttpHeaders.CONTENT_LENGTH);
@@ -144,12 +129,12 @@ final class HeldBackResponse extends ServerHttpResponseDecorator implements Idem
 
     @Override
     public void seal() {
-        sealed = true;
+        body.seal();
     }
 
     @Override
     public boolean overflowed() {
-        return overflowed;
+        return body.overflowed();
     }
 
     @Override
@@ -172,8 +157,8 @@ final class HeldBackResponse extends ServerHttpResponseDecorator implements Idem
     }
 
     @Override
-    public synchronized byte[] content() {
-        return body.toByteArray();
+    public byte[] content() {
+        return body.content();
     }
 
     /**

@@ -20,9 +20,7 @@ public final class ReactiveAttemptArgumentResolver implements SyncHandlerMethodA
             ServerWebExchange exchange) {
         Object attempt = exchange.getAttribute(IdempotencyProtocol.ATTEMPT_ATTRIBUTE);
         if (attempt == null) {
-            throw new IllegalStateException("Handler parameter of type Attempt in "
-                    + parameter.getExecutable().toGenericString() + " needs an idempotent endpoint (@Idempotent or "
-                    + "onceonly.http.endpoints), and a request with an Idempotency-Key");
+            throw IdempotencyProtocol.missingArgument(parameter);
         }
         return attempt;
     }

@@ -5,17 +5,13 @@ import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyException;
 import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyKeyFormat;
-import dev.onceonly.IdempotencyKeyReusedException;
 import dev.onceonly.IdempotencyScope;
-import dev.onceonly.IdempotentResult;
 import dev.onceonly.InvalidIdempotencyKeyException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.StoredResponse;
 import dev.onceonly.http.HandlerLeftTransactionException;
-import dev.onceonly.http.OwnerUnresolvableException;
 import dev.onceonly.http.Owners;
 import dev.onceonly.http.RequestBodyTooLargeException;
-import dev.onceonly.http.RequestOutcome;
 import dev.onceonly.http.ServerBusyException;
 import dev.onceonly.spring.web.IdempotencyListener;
 import dev.onceonly.spring.web.ProblemResponses;
@@ -69,14 +65,8 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     private static final Logger log = LoggerFactory.getLogger(ReactiveIdempotencyKeyFilter.class);
 
     private final ReactiveIdempotentEndpoints endpoints;
-    private final IdempotencyKeyFormat keyFormat;
-    private final String headerName;
     private final ReactiveIdempotencyOwnerResolver owners;
     private final boolean allowAnonymous;
-    private final ResponseSnapshots snapshots;
-    private final ProblemResponses problems;
-    private final long maxRequestBody;
-    private final long maxBufferedResponse;
     private final IdempotencyProtocol protocol;
     private final Scheduler scheduler;
     private final int order;
@@ -86,15 +76,10 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
             ResponseSnapshots snapshots, ProblemResponses problems, long maxRequestBody, long maxBufferedResponse,
             List<IdempotencyListener> listeners, Scheduler scheduler, int order) {
         this.endpoints = endpoints;
-        this.keyFormat = keyFormat;
-        this.headerName = headerName;
         this.owners = owners;
         this.allowAnonymous = allowAnonymous;
-        this.snapshots = snapshots;
-        this.problems = problems;
-        this.maxRequestBody = maxRequestBody;
-        this.maxBufferedResponse = maxBufferedResponse;
-        this.protocol = new IdempotencyProtocol(snapshots, maxBufferedResponse, listeners);
+        this.protocol = new IdempotencyProtocol(keyFormat, headerName, snapshots, problems, maxRequestBody,
+                maxBufferedResponse, listeners);
         this.scheduler = scheduler;
         this.order = order;
     }
@@ -113,18 +98,17 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
     private Mono<Void> handle(EndpointMatch match, ServerWebExchange exchange, WebFilterChain chain) {
         ServerHttpRequest request = exchange.getRequest();
         IdempotentEndpoint endpoint = match.endpoint();
-        List<String> keys = request.getHeaders().getOrEmpty(headerName);
+        List<String> keys = request.getHeaders().getOrEmpty(protocol.headerName());
         String operation = IdempotencyProtocol.operationOf(match, request.getMethod().name(), keys);
         if (operation == null) {
             return chain.filter(exchange);
         }
         IdempotencyKey key;
         try {
-            key = keyFormat.parseHeader(keys);
+            key = protocol.key(keys);
         } catch (InvalidIdempotencyKeyException e) {
             return refuse(e, operation, exchange);
         }
-        // Refusals of the request itself, before anything ran; the handler's own exceptions are not among them.
         return owner(exchange).zipWith(body(request)).map(ownerAndBody -> {
             byte[] body = ownerAndBody.getT2();
             RequestEncoding encoding = RequestEncoding.of(request.getHeaders().getOrEmpty(HttpHeaders.CONTENT_ENCODING),
@@ -132,45 +116,27 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
             Fingerprint fingerprint = endpoint.fingerprint(request.getMethod().name(), match.route(),
                     request.getPath().pathWithinApplication().value(), request.getURI().getRawQuery(),
                     request.getHeaders()::getOrEmpty, encoding, body);
-            return new Prepared(IdempotencyScope.of(ownerAndBody.getT1(), operation, key), fingerprint, body,
-                    encoding.isForm());
-        }).onErrorMap(IdempotencyException.class, RefusedRequest::new)
-                .flatMap(prepared -> execute(endpoint, prepared.scope(), prepared.fingerprint(),
-                        ReplayedBodyRequest.exchange(exchange, prepared.body(), prepared.form(), maxRequestBody),
-                        chain))
-                .onErrorResume(RefusedRequest.class, refused -> refuse(refused.refusal, operation, exchange));
-    }
-
-    /** A request ready to execute: its scope, its fingerprint and the body they were read from. */
-    private record Prepared(IdempotencyScope scope, Fingerprint fingerprint, byte[] body, boolean form) {
-    }
-
-    /** Carries a refusal of the request past the execution's own error handling. */
-    private static final class RefusedRequest extends RuntimeException {
-
-        final IdempotencyException refusal;
-
-        RefusedRequest(IdempotencyException refusal) {
-            super(null, refusal, false, false);
-            this.refusal = refusal;
-        }
+            return execute(endpoint, IdempotencyScope.of(ownerAndBody.getT1(), operation, key), fingerprint,
+                    ReplayedBodyRequest.exchange(exchange, body, encoding.isForm(), protocol.maxRequestBody()), chain);
+        })
+                // Refusals of the request itself, before anything ran: the handler's own failures are signalled
+                // later, by the execution this made
+                .onErrorResume(IdempotencyException.class, refused -> Mono.just(refuse(refused, operation, exchange)))
+                .flatMap(execution -> execution);
     }
 
     /** The owner, checked by the servlet filter's rules; a resolver's failure is told by its type alone. */
     private Mono<String> owner(ServerWebExchange exchange) {
         return Mono.defer(() -> owners.resolveOwner(exchange))
                 .map(Optional::of).defaultIfEmpty(Optional.empty())
-                .onErrorMap(e -> !(e instanceof IdempotencyException), e -> {
-                    // Only the type: a resolver that queries a database fails with the database's text.
-                    log.warn("The ReactiveIdempotencyOwnerResolver failed for {} {} with {}",
-                            exchange.getRequest().getMethod(), exchange.getRequest().getPath(),
-                            e.getClass().getName());
-                    return OwnerUnresolvableException.resolverFailed();
-                })
+                .onErrorMap(e -> !(e instanceof IdempotencyException), e -> Owners.resolverFailed(
+                        "ReactiveIdempotencyOwnerResolver", exchange.getRequest().getMethod() + " "
+                                + exchange.getRequest().getPath(), e))
                 .map(owner -> Owners.checked(owner.orElse(null), allowAnonymous));
     }
 
     private Mono<byte[]> body(ServerHttpRequest request) {
+        long maxRequestBody = protocol.maxRequestBody();
         int limit = (int) Math.min(maxRequestBody, Integer.MAX_VALUE - 8);
         return DataBufferUtils.join(request.getBody(), limit).map(buffer -> {
             try {
@@ -186,22 +152,15 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
 
     private Mono<Void> execute(IdempotentEndpoint endpoint, IdempotencyScope scope, Fingerprint fingerprint,
             ServerWebExchange exchange, WebFilterChain chain) {
-        String operation = scope.operation();
-        Optional<IdempotentResult<StoredResponse>> remembered;
-        try {
-            remembered = endpoint.engine().replayFromMemory(scope, fingerprint, snapshots.codec(operation));
-        } catch (IdempotencyKeyReusedException e) {
-            return refuse(e, operation, exchange);
-        }
-        if (remembered.isPresent()) {
-            protocol.notify(operation, RequestOutcome.REPLAYED);
-            return replay(exchange.getResponse(), remembered.get().value());
+        Answer<HeldBackResponse> remembered = protocol.remembered(endpoint, scope, fingerprint);
+        if (remembered != null) {
+            return answer(exchange, remembered);
         }
         return awaitAttemptRunningHere(endpoint, scope)
                 .then(Mono.deferContextual(context -> detached(() -> protocol.execute(endpoint, scope, fingerprint,
                         new ReactiveHandler(exchange, chain, context)))))
                 // Nothing ran: a duplicate that waited too long here, or a scheduler too busy to take the attempt
-                .onErrorResume(e -> Mono.just(protocol.answerTo(e, operation, false)))
+                .onErrorResume(e -> Mono.just(protocol.answerTo(e, scope.operation(), false)))
                 .flatMap(answer -> answer(exchange, answer));
     }
 
@@ -210,7 +169,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
             case Answer.Send<HeldBackResponse> send -> send.response().sendToClient();
             case Answer.Replay<HeldBackResponse> replay -> replay(exchange.getResponse(), replay.stored());
             case Answer.Refuse<HeldBackResponse> refuse -> HeldBackResponse.write(exchange.getResponse(),
-                    problems.render(refuse.refusal().problem(), exchange.getRequest().getPath().value()));
+                    protocol.problems().render(refuse.refusal().problem(), exchange.getRequest().getPath().value()));
             case Answer.Fail<HeldBackResponse> fail -> Mono.error(fail.failure());
         };
     }
@@ -276,7 +235,7 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
 
         @Override
         public HeldBackResponse newResponse() {
-            return new HeldBackResponse(exchange.getResponse(), maxBufferedResponse);
+            return new HeldBackResponse(exchange.getResponse(), protocol.maxBufferedResponse());
         }
 
         @Override
@@ -321,7 +280,8 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
 
         @Override
         public HeldBackResponse problemResponse(IdempotencyException problem) {
-            ProblemResponses.Rendered rendered = problems.render(problem, exchange.getRequest().getPath().value());
+            ProblemResponses.Rendered rendered = protocol.problems().render(problem,
+                    exchange.getRequest().getPath().value());
             HeldBackResponse response = newResponse();
             response.setStatusCode(HttpStatusCode.valueOf(rendered.status()));
             rendered.headers().forEach(response.getHeaders()::set);
@@ -337,7 +297,8 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
      */
     private Mono<Void> writeErrorResponse(HeldBackResponse response, ErrorResponse error) {
         response.resetForError();
-        ProblemResponses.Rendered rendered = problems.render(ProblemDetail.forStatus(error.getStatusCode()));
+        ProblemResponses.Rendered rendered = protocol.problems().render(ProblemDetail.forStatus(
+                error.getStatusCode()));
         response.setStatusCode(error.getStatusCode());
         error.getHeaders().forEach((name, values) -> response.getHeaders().put(name, values));
         rendered.headers().forEach(response.getHeaders()::set);
@@ -349,7 +310,6 @@ public final class ReactiveIdempotencyKeyFilter implements WebFilter, Ordered {
         response.setStatusCode(HttpStatusCode.valueOf(stored.status()));
         HttpHeaders headers = response.getHeaders();
         StoredResponses.replayHeaders(stored, headers::set, headers::add);
-        headers.set(ResponseSnapshots.REPLAYED_HEADER, "true");
         return HeldBackResponse.write(response, stored.status(), stored.body());
     }
 

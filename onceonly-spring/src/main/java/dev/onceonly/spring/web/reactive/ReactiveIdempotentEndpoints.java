@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.ApplicationContext;
@@ -200,7 +199,8 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
         if (!catalog.applyTo(method)) {
             return Mono.empty();
         }
-        return handler(exchange, 0).flatMap(handler -> Mono.justOrEmpty(matchOf(exchange, method, handler)));
+        return handler(exchange, 0).flatMap(handler -> Mono.justOrEmpty(catalog.match(handler, method,
+                exchange.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE))));
     }
 
     /** The handler the first mapping that has one gives, as the dispatcher asks them. */
@@ -216,18 +216,5 @@ public final class ReactiveIdempotentEndpoints implements SmartInitializingSingl
                 // Wrong method or media type: the dispatcher stops at the first mapping that fails, and answers with
                 // its error; no later mapping's handler runs, so nothing here is idempotent.
                 .onErrorResume(noHandler -> Mono.empty());
-    }
-
-    private @Nullable EndpointMatch matchOf(ServerWebExchange exchange, String method, Object handler) {
-        if (!(handler instanceof HandlerMethod handlerMethod)) {
-            return null;
-        }
-        IdempotentEndpoint endpoint = catalog.endpoint(handlerMethod.getMethod(), method);
-        if (endpoint == null) {
-            return null;
-        }
-        Object route = exchange.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-        return new EndpointMatch(endpoint, route instanceof PathPattern pattern
-                ? pattern.getPatternString() : String.valueOf(route));
     }
 }

@@ -2,6 +2,7 @@ package dev.onceonly.spring.web.servlet;
 
 import dev.onceonly.http.ResponseTooLargeException;
 import dev.onceonly.spring.web.ProblemResponses;
+import dev.onceonly.spring.web.internal.HeldBody;
 import dev.onceonly.spring.web.internal.IdempotencyProtocol;
 import dev.onceonly.spring.web.internal.StoredResponses;
 import jakarta.servlet.ServletOutputStream;
@@ -9,7 +10,6 @@ import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
@@ -61,11 +61,8 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
     private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'",
             Locale.US).withZone(ZoneOffset.UTC);
 
-    /** Headers that describe the body or what it created, which an error answer's problem body replaces. */
-
     private final ProblemResponses problems;
-    private final long bound;
-    private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+    private final HeldBody body;
     private final ServletOutputStream out = new BufferStream();
     private final Map<String, List<String>> headers = new LinkedCaseInsensitiveMap<>(Locale.ROOT);
     /** Headers the handler set rather than added to: they replace those of filters before ours. */
@@ -77,9 +74,6 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
     private @Nullable Locale locale;
     private @Nullable PrintWriter writer;
     private boolean complete;
-    private boolean overflowed;
-    /** Set by the filter's thread while an asynchronous handler's thread may still write. */
-    private volatile boolean sealed;
 
     /**
      * @param problems writes the problem of {@code sendError}
@@ -88,7 +82,7 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
     BufferedResponse(HttpServletResponse response, ProblemResponses problems, long bound) {
         super(response);
         this.problems = problems;
-        this.bound = bound;
+        this.body = new HeldBody(bound);
         this.status = response.getStatus();
     }
 
@@ -100,7 +94,7 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
     @Override
     public byte[] content() {
         checkWithinBound();
-        return body.toByteArray();
+        return body.content();
     }
 
     /** Flushes the writer first: up to its encoder's buffer of text only overflows the bound when it is flushed. */
@@ -109,20 +103,25 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
         if (writer != null) {
             writer.flush();
         }
-        return overflowed;
+        return body.overflowed();
     }
 
     /** @throws ResponseTooLargeException if the handler wrote more than the bound */
     void checkWithinBound() {
         if (overflowed()) {
-            throw ResponseTooLargeException.of(bound);
+            throw ResponseTooLargeException.of(body.bound());
         }
+    }
+
+    /** Whether the response takes no more changes: it is complete, or sealed. */
+    private boolean closed() {
+        return complete || body.sealed();
     }
 
     /** Drops every later write and header change, such as those of a handler's asynchronous thread. */
     @Override
     public void seal() {
-        sealed = true;
+        body.seal();
     }
 
     @Override
@@ -174,7 +173,7 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
     /** The message is not written: containers and frameworks put exception texts there. */
     @Override
     public void sendError(int status, @Nullable String message) throws IOException {
-        if (complete || sealed) {
+        if (closed()) {
             return;
         }
         resetBuffer();
@@ -205,7 +204,7 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
 
     @Override
     public void sendRedirect(String location, int status, boolean clearBuffer) {
-        if (complete || sealed) {
+        if (closed()) {
             return;
         }
         if (clearBuffer) {
@@ -218,7 +217,7 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
 
     @Override
     public void setStatus(int status) {
-        if (!complete && !sealed) {
+        if (!closed()) {
             this.status = status;
         }
     }
@@ -260,15 +259,13 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
         if (writer != null) {
             writer.flush();
         }
-        if (!sealed) {
-            body.reset();
-        }
+        body.reset();
     }
 
     /** Resets what the handler wrote; the container's response, with the headers of filters before ours, stays. */
     @Override
     public void reset() {
-        if (complete || sealed) {
+        if (closed()) {
             return;
         }
         resetBuffer();
@@ -283,7 +280,7 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
 
     @Override
     public void setContentType(@Nullable String type) {
-        if (complete || sealed) {
+        if (closed()) {
             return;
         }
         if (type == null) {
@@ -307,7 +304,7 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
 
     @Override
     public void setCharacterEncoding(@Nullable String charset) {
-        if (!complete && !sealed && writer == null) {
+        if (!closed() && writer == null) {
             characterEncoding = charset;
         }
     }
@@ -319,7 +316,7 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
 
     @Override
     public void setLocale(Locale locale) {
-        if (!complete && !sealed) {
+        if (!closed()) {
             this.locale = locale;
             setHeader(HttpHeaders.CONTENT_LANGUAGE, locale.toLanguageTag());
         }
@@ -332,7 +329,7 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
 
     @Override
     public void addCookie(Cookie cookie) {
-        if (!complete && !sealed) {
+        if (!closed()) {
             cookies.add(cookie);
         }
     }
@@ -371,7 +368,7 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
      * the content type is held with its charset.
      */
     private boolean holds(String name, @Nullable String value) {
-        if (sealed || HttpHeaders.CONTENT_LENGTH.equalsIgnoreCase(name)) {
+        if (body.sealed() || HttpHeaders.CONTENT_LENGTH.equalsIgnoreCase(name)) {
             return false;
         }
         if (HttpHeaders.CONTENT_TYPE.equalsIgnoreCase(name)) {
@@ -437,7 +434,7 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
     }
 
     /**
-     * Writes into {@link #body} up to the bound, and nothing once the response is complete or sealed;
+     * Writes into {@link #body} up to the bound, and nothing once the response is complete;
      * {@code flush()} is {@link java.io.OutputStream}'s no-op.
      */
     private final class BufferStream extends ServletOutputStream {
@@ -449,16 +446,10 @@ final class BufferedResponse extends HttpServletResponseWrapper implements Idemp
 
         @Override
         public void write(byte[] bytes, int offset, int length) throws IOException {
-            if (complete || sealed) {
-                return;
-            }
-            if (overflowed || body.size() + (long) length > bound) {
-                overflowed = true;
-                body.reset();
-                throw new IOException("The response is larger than the " + bound
+            if (!complete && !body.write(bytes, offset, length)) {
+                throw new IOException("The response is larger than the " + body.bound()
                         + " bytes an idempotent response may hold");
             }
-            body.write(bytes, offset, length);
         }
 
         @Override

@@ -32,11 +32,7 @@ public final class FilterArgumentResolver implements HandlerMethodArgumentResolv
         Object value = request.getAttribute(attempt ? IdempotencyProtocol.ATTEMPT_ATTRIBUTE : Acceptance.ATTRIBUTE,
                 RequestAttributes.SCOPE_REQUEST);
         if (value == null) {
-            throw new IllegalStateException("Handler parameter of type " + parameter.getParameterType().getSimpleName()
-                    + " in " + parameter.getExecutable().toGenericString() + " needs " + (attempt
-                    ? "an idempotent endpoint (@Idempotent or onceonly.http.endpoints)"
-                    : "an asynchronous endpoint (@Idempotent(asynchronous = true))")
-                    + ", and a request with an Idempotency-Key");
+            throw IdempotencyProtocol.missingArgument(parameter);
         }
         return value;
     }

@@ -9,7 +9,6 @@ import dev.onceonly.IdempotencyScope;
 import dev.onceonly.LeaseLostException;
 import dev.onceonly.LogFields;
 import dev.onceonly.http.AsynchronousHandlerException;
-import dev.onceonly.http.Refusal;
 import dev.onceonly.spring.web.AcceptedRequest;
 import dev.onceonly.spring.web.IdempotencyListener;
 import dev.onceonly.spring.web.Idempotent;
@@ -20,7 +19,6 @@ import dev.onceonly.spring.web.internal.Acceptance;
 import dev.onceonly.spring.web.internal.EndpointMatch;
 import dev.onceonly.spring.web.internal.IdempotencyProtocol;
 import dev.onceonly.spring.web.internal.IdempotencyProtocol.Answer;
-import dev.onceonly.spring.web.internal.IdempotentEndpoint;
 import dev.onceonly.spring.web.internal.RequestEncoding;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -49,13 +47,8 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
     private static final Logger log = LoggerFactory.getLogger(IdempotencyKeyFilter.class);
 
     private final IdempotentEndpoints endpoints;
-    private final IdempotencyKeyFormat keyFormat;
-    private final String headerName;
     private final RequestOwners owners;
-    private final ProblemResponses problems;
     private final OperationResponses operations;
-    private final long maxRequestBody;
-    private final long maxBufferedResponse;
     private final IdempotencyProtocol protocol;
 
     public IdempotencyKeyFilter(IdempotentEndpoints endpoints, IdempotencyKeyFormat keyFormat, String headerName,
@@ -63,21 +56,17 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             ProblemResponses problems, long maxRequestBody, long maxBufferedResponse,
             List<IdempotencyListener> listeners) {
         this.endpoints = endpoints;
-        this.keyFormat = keyFormat;
-        this.headerName = headerName;
         this.owners = owners;
-        this.problems = problems;
         this.operations = operations;
-        this.maxRequestBody = maxRequestBody;
-        this.maxBufferedResponse = maxBufferedResponse;
-        this.protocol = new IdempotencyProtocol(snapshots, maxBufferedResponse, listeners);
+        this.protocol = new IdempotencyProtocol(keyFormat, headerName, snapshots, problems, maxRequestBody,
+                maxBufferedResponse, listeners);
     }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         EndpointMatch match = endpoints.match(request);
-        List<String> keys = Collections.list(request.getHeaders(headerName));
+        List<String> keys = Collections.list(request.getHeaders(protocol.headerName()));
         String operation = match == null ? null : IdempotencyProtocol.operationOf(match, request.getMethod(), keys);
         if (match == null || operation == null) {
             chain.doFilter(request, response);
@@ -89,23 +78,19 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
             HttpServletRequest forwarded;
             Fingerprint fingerprint;
             try {
-                IdempotencyKey key = keyFormat.parseHeader(keys);
+                IdempotencyKey key = protocol.key(keys);
                 // Logged as the engine stores it: with digest-only keys, no log line carries the key itself.
                 fields = LogFields.open(operation, match.endpoint().engine().keyStorage().stored(key));
                 scope = IdempotencyScope.of(owners.ownerOf(request), operation, key);
                 // Form and multipart bodies are parsed by the container; their fields and parts are fingerprinted.
                 RequestEncoding encoding = ServletFingerprints.encoding(request);
                 CachedBodyRequest cached = encoding.isForm() || encoding.isMultipart()
-                        ? null : CachedBodyRequest.read(request, maxRequestBody);
+                        ? null : CachedBodyRequest.read(request, protocol.maxRequestBody());
                 forwarded = cached == null ? request : cached;
                 fingerprint = ServletFingerprints.of(match.endpoint(), request, match.route(), encoding,
-                        cached == null ? new byte[0] : cached.body(), maxRequestBody);
+                        cached == null ? new byte[0] : cached.body(), protocol.maxRequestBody());
             } catch (IdempotencyException refused) {
-                Refusal refusal = protocol.refusal(refused, operation, false);
-                if (refusal == null) {
-                    throw refused;
-                }
-                ServletAnswers.problem(response, problems.render(refusal.problem(), request.getRequestURI()));
+                answer(protocol.answerTo(refused, operation, false), request, response);
                 return;
             }
             if (match.endpoint().asynchronous()) {
@@ -116,17 +101,16 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 chain.doFilter(forwarded, response);
                 return;
             }
-            execute(match.endpoint(), scope, fingerprint, forwarded, response, chain);
+            answer(protocol.execute(match.endpoint(), scope, fingerprint,
+                    new ServletHandler(forwarded, response, chain, protocol)), forwarded, response);
         } finally {
             fields.close();
         }
     }
 
-    private void execute(IdempotentEndpoint endpoint, IdempotencyScope scope, Fingerprint fingerprint,
-            HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+    private void answer(Answer<BufferedResponse> answer, HttpServletRequest request, HttpServletResponse response)
             throws IOException, ServletException {
-        switch (protocol.execute(endpoint, scope, fingerprint, new ServletHandler(request, response, chain,
-                problems, maxBufferedResponse))) {
+        switch (answer) {
             case Answer.Send<BufferedResponse> send -> {
                 if (send.stored() != null) {
                     LogFields.outcome(false, send.stored().resourceId());
@@ -143,7 +127,7 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
                 ServletAnswers.replay(response, replay.stored());
             }
             case Answer.Refuse<BufferedResponse> refuse ->
-                    ServletAnswers.problem(response, problems.render(refuse.refusal().problem(),
+                    ServletAnswers.problem(response, protocol.problems().render(refuse.refusal().problem(),
                             request.getRequestURI()));
             case Answer.Fail<BufferedResponse> fail -> {
                 switch (fail.failure()) {
@@ -157,18 +141,13 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         }
     }
 
-    /**
-     * Runs the rest of the chain into a buffer of its own for every attempt.
-     *
-     * @param maxBufferedResponse the most body bytes a buffer holds
-     */
+    /** Runs the rest of the chain into a buffer of its own for every attempt. */
     private record ServletHandler(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
-            ProblemResponses problems, long maxBufferedResponse)
-            implements IdempotencyProtocol.Handler<BufferedResponse> {
+            IdempotencyProtocol protocol) implements IdempotencyProtocol.Handler<BufferedResponse> {
 
         @Override
         public BufferedResponse newResponse() {
-            return new BufferedResponse(response, problems, maxBufferedResponse);
+            return new BufferedResponse(response, protocol.problems(), protocol.maxBufferedResponse());
         }
 
         @Override
@@ -202,7 +181,8 @@ public final class IdempotencyKeyFilter extends OncePerRequestFilter {
         public BufferedResponse problemResponse(IdempotencyException problem) {
             BufferedResponse problemResponse = newResponse();
             try {
-                ServletAnswers.problem(problemResponse, problems.render(problem, request.getRequestURI()));
+                ServletAnswers.problem(problemResponse, protocol.problems().render(problem,
+                        request.getRequestURI()));
             } catch (IOException cannotHappen) {
                 throw new UncheckedIOException("A buffer in memory does not fail", cannotHappen);
             }

@@ -7,7 +7,6 @@ import dev.onceonly.spring.web.Idempotent;
 import dev.onceonly.spring.web.PathEndpoint;
 import dev.onceonly.spring.web.internal.EndpointCatalog;
 import dev.onceonly.spring.web.internal.EndpointMatch;
-import dev.onceonly.spring.web.internal.IdempotentEndpoint;
 import jakarta.servlet.http.HttpServletRequest;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -119,24 +118,21 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
 
     /** The endpoint {@code request} goes to, or {@code null} if it is not idempotent. */
     @Nullable EndpointMatch match(HttpServletRequest request) {
-        if (catalog.hasConfigured()) {
-            PathContainer path;
-            try {
-                path = PathContainer.parsePath(request.getRequestURI().substring(request.getContextPath().length()));
-            } catch (IllegalArgumentException undecodable) {
-                // No pattern can match a path that does not decode; the dispatcher answers it.
-                return annotatedApplyTo(request) ? matchHandler(request) : null;
-            }
-            EndpointMatch match = catalog.configured(request.getMethod(), path);
-            if (match != null) {
-                return match;
-            }
+        EndpointMatch configured = catalog.hasConfigured() ? configured(request) : null;
+        if (configured != null) {
+            return configured;
         }
-        return annotatedApplyTo(request) ? matchHandler(request) : null;
+        return catalog.applyTo(request.getMethod()) ? matchHandler(request) : null;
     }
 
-    private boolean annotatedApplyTo(HttpServletRequest request) {
-        return catalog.applyTo(request.getMethod());
+    private @Nullable EndpointMatch configured(HttpServletRequest request) {
+        try {
+            return catalog.configured(request.getMethod(),
+                    PathContainer.parsePath(request.getRequestURI().substring(request.getContextPath().length())));
+        } catch (IllegalArgumentException undecodable) {
+            // No pattern can match a path that does not decode; the dispatcher answers it.
+            return null;
+        }
     }
 
     /**
@@ -155,8 +151,8 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
             for (HandlerMapping mapping : handlerMappings) {
                 HandlerExecutionChain chain = mapping.getHandler(request);
                 if (chain != null) {
-                    EndpointMatch match = chain.getHandler() instanceof HandlerMethod handler
-                            ? match(request, handler) : null;
+                    EndpointMatch match = catalog.match(chain.getHandler(), request.getMethod(),
+                            request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE));
                     if (match != null) {
                         FoundHandlerMapping.remember(request, chain);
                     }
@@ -170,14 +166,5 @@ public final class IdempotentEndpoints implements SmartInitializingSingleton {
         } finally {
             request.setAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE, previousPath);
         }
-    }
-
-    private @Nullable EndpointMatch match(HttpServletRequest request, HandlerMethod handler) {
-        IdempotentEndpoint endpoint = catalog.endpoint(handler.getMethod(), request.getMethod());
-        if (endpoint == null) {
-            return null;
-        }
-        Object route = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-        return new EndpointMatch(endpoint, String.valueOf(route));
     }
 }

@@ -1,19 +1,12 @@
 package dev.onceonly.spring.web.servlet;
 
-import dev.onceonly.IdempotencyKey;
 import dev.onceonly.IdempotencyKeyFormat;
-import dev.onceonly.IdempotencyScope;
-import dev.onceonly.IdempotencyStoreException;
-import dev.onceonly.InvalidIdempotencyKeyException;
-import dev.onceonly.http.AuthenticationRequiredException;
-import dev.onceonly.http.OwnerUnresolvableException;
-import dev.onceonly.spi.IdempotencyRecord;
 import dev.onceonly.spring.async.AsynchronousOperations;
 import dev.onceonly.spring.web.AcceptedRequest;
 import dev.onceonly.spring.web.Idempotent;
 import dev.onceonly.spring.web.OperationResponses;
+import dev.onceonly.spring.web.internal.OperationLookup;
 import jakarta.servlet.http.HttpServletRequest;
-import java.net.URI;
 import org.springframework.http.ResponseEntity;
 
 /**
@@ -32,17 +25,13 @@ import org.springframework.http.ResponseEntity;
  */
 public final class OperationStatus {
 
-    private final AsynchronousOperations operations;
-    private final IdempotencyKeyFormat keyFormat;
     private final RequestOwners owners;
-    private final OperationResponses responses;
+    private final OperationLookup lookup;
 
     public OperationStatus(AsynchronousOperations operations, IdempotencyKeyFormat keyFormat, RequestOwners owners,
             OperationResponses responses) {
-        this.operations = operations;
-        this.keyFormat = keyFormat;
         this.owners = owners;
-        this.responses = responses;
+        this.lookup = new OperationLookup(operations, keyFormat, responses);
     }
 
     /**
@@ -56,26 +45,6 @@ public final class OperationStatus {
      *     401 or 403 without a usable owner; 503 while the store is unreachable
      */
     public ResponseEntity<byte[]> of(HttpServletRequest request, String operation, String key) {
-        String instance = request.getRequestURI();
-        IdempotencyRecord record;
-        try {
-            IdempotencyKey valid = keyFormat.validate(key);
-            record = operations.status(IdempotencyScope.of(owners.ownerOf(request), operation, valid)).orElse(null);
-        } catch (InvalidIdempotencyKeyException never) {
-            // No key of this form was ever accepted.
-            return responses.notFound(instance);
-        } catch (AuthenticationRequiredException | OwnerUnresolvableException refused) {
-            return responses.problem(refused, instance);
-        } catch (IdempotencyStoreException unreachable) {
-            return responses.problem(new IdempotencyStoreException("The idempotency store is unavailable", unreachable),
-                    instance);
-        }
-        if (record == null || record.isExpired(responses.clock().instant())) {
-            return responses.notFound(instance);
-        }
-        if (record.response() != null) {
-            return OperationResponses.replay(record.response());
-        }
-        return responses.running(record, URI.create(instance), false);
+        return lookup.answer(() -> owners.ownerOf(request), request.getRequestURI(), operation, key);
     }
 }

@@ -7,8 +7,6 @@ import dev.onceonly.http.Owners;
 import dev.onceonly.spring.web.IdempotencyOwnerResolver;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The owner part of a request's scope, from the application's {@link IdempotencyOwnerResolver}.
@@ -17,8 +15,6 @@ import org.slf4j.LoggerFactory;
  * share one owner where that is allowed.
  */
 public final class RequestOwners {
-
-    private static final Logger log = LoggerFactory.getLogger(RequestOwners.class);
 
     private final IdempotencyOwnerResolver resolver;
     private final boolean allowAnonymous;
@@ -39,10 +35,8 @@ public final class RequestOwners {
         try {
             resolved = resolver.resolveOwner(request);
         } catch (RuntimeException e) {
-            // Only the type: a resolver that queries a database fails with the database's text, which can quote rows.
-            log.warn("The IdempotencyOwnerResolver failed for {} {} with {}", request.getMethod(),
-                    request.getRequestURI(), e.getClass().getName());
-            throw OwnerUnresolvableException.resolverFailed();
+            throw Owners.resolverFailed("IdempotencyOwnerResolver", request.getMethod() + " "
+                    + request.getRequestURI(), e);
         }
         return Owners.checked(resolved, allowAnonymous);
     }

@@ -2,7 +2,6 @@ package dev.onceonly.spring.web.servlet;
 
 import dev.onceonly.StoredResponse;
 import dev.onceonly.spring.web.ProblemResponses;
-import dev.onceonly.spring.web.ResponseSnapshots;
 import dev.onceonly.spring.web.internal.StoredResponses;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -38,7 +37,6 @@ final class ServletAnswers {
         response.resetBuffer();
         response.setStatus(stored.status());
         StoredResponses.replayHeaders(stored, response::setHeader, response::addHeader);
-        response.setHeader(ResponseSnapshots.REPLAYED_HEADER, "true");
         byte[] body = stored.body();
         response.setContentLength(body.length);
         response.getOutputStream().write(body);

@@ -8,6 +8,7 @@ import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyEngine;
 import dev.onceonly.IdempotencyException;
 import dev.onceonly.IdempotencyKey;
+import dev.onceonly.IdempotencyKeyFormat;
 import dev.onceonly.IdempotencyKeyReusedException;
 import dev.onceonly.IdempotencyMode;
 import dev.onceonly.IdempotencyScope;
@@ -15,9 +16,12 @@ import dev.onceonly.IdempotencyStoreException;
 import dev.onceonly.LeaseLostException;
 import dev.onceonly.RequestInProgressException;
 import dev.onceonly.http.HandlerLeftTransactionException;
+import dev.onceonly.http.ProblemCatalogue;
 import dev.onceonly.http.RequestOutcome;
 import dev.onceonly.memory.InMemoryIdempotencyStore;
+import dev.onceonly.spring.web.ProblemResponses;
 import dev.onceonly.spring.web.ResponseSnapshots;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,16 +30,19 @@ import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 /** The protocol every transport follows: its refusals, its listeners, and its one execution. */
 class IdempotencyProtocolTest {
 
     private final List<RequestOutcome> said = new ArrayList<>();
-    private final IdempotencyProtocol protocol = new IdempotencyProtocol(new ResponseSnapshots(List.of(), List.of(),
-            1 << 20), 1 << 20, List.of((operation, outcome) -> {
-                assertThat(operation).isEqualTo("create-order");
-                said.add(outcome);
-            }));
+    private final IdempotencyProtocol protocol = new IdempotencyProtocol(IdempotencyKeyFormat.DEFAULT,
+            "Idempotency-Key", new ResponseSnapshots(List.of(), List.of(), 1 << 20), new ProblemResponses(
+                    new JsonMapper(), new ProblemCatalogue(URI.create("https://onceonly.dev/problems/"), 422,
+                            Duration.ofSeconds(1), "Bearer")), 1 << 20, 1 << 20, List.of((operation, outcome) -> {
+                                assertThat(operation).isEqualTo("create-order");
+                                said.add(outcome);
+                            }));
     private final IdempotencyScope scope = IdempotencyScope.of("alice", "create-order",
             IdempotencyKey.of(UUID.randomUUID().toString()));
 

@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.onceonly.http.OwnerUnresolvableException;
+import dev.onceonly.http.Owners;
 import dev.onceonly.http.ProblemCatalogue;
 import dev.onceonly.spring.web.ProblemResponses;
 import java.net.URI;
@@ -53,7 +54,7 @@ class LogsWithoutSecretsTest {
 
     @Test
     void failingOwnerResolverIsLoggedWithoutItsMessageOrStackTrace() {
-        capture(RequestOwners.class);
+        capture(Owners.class);
         RequestOwners owners = new RequestOwners(request -> {
             throw new IllegalStateException("ERROR: duplicate key value (token)=(" + SECRET + ")");
         }, false);
