@@ -434,7 +434,7 @@ public final class IdempotencyEngine {
             IdempotencyScope scope, Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
             long deadline) throws X {
         while (true) {
-            switch (shared.enter(scope, fingerprint)) {
+            switch (shared.enter(scope, fingerprint, writesOnce)) {
                 case OutcomeCache.Finished finished -> {
                     IdempotentResult<T> replay = records.sharedReplay(scope, fingerprint, finished.outcome(), codec);
                     if (replay != null) {
@@ -443,7 +443,7 @@ public final class IdempotencyEngine {
                     return attemptUntilDone(scope, fingerprint, codec, work, deadline);
                 }
                 case OutcomeCache.Running running -> {
-                    if (!fingerprint.matches(running.fingerprint())) {
+                    if (running.recent() && !fingerprint.matches(running.fingerprint())) {
                         throw IdempotencyKeyReusedException.of(scope);
                     }
                     // A marker outlives an attempt that finished: the shared cache learns the outcome from its
@@ -451,6 +451,11 @@ public final class IdempotencyEngine {
                     IdempotentResult<T> ended = committedOutcome(scope, fingerprint, codec);
                     if (ended != null) {
                         return ended;
+                    }
+                    if (!running.recent()) {
+                        // Its attempt ended without an outcome, or its process died, long ago: the store decides,
+                        // as if there were no marker, and a different request may use the key if it has no record.
+                        return attemptUntilDone(scope, fingerprint, codec, work, deadline);
                     }
                     if (!pauseBeforePolling(deadline)) {
                         if (writesOnce) {

@@ -169,9 +169,10 @@ public final class IdempotencyEngineBuilder implements Cloneable {
      * work has no effect outside the store's transaction (no call to another system, no message, no Redis write):
      * the losing attempt's work runs before it loses, where a claim would have stopped it. Duplicates then trust the
      * marker to the end of their wait (an attempt that writes once has no record while it runs), reading the record
-     * at each poll: a finished one is replayed, and without one they are refused while the marker lasts. Such an
-     * attempt tells the cache its outcome after the commit, as no other attempt does: once its marker expired,
-     * nothing else would keep a retry from running the work again. Default {@code false}.
+     * at each poll: a finished one is replayed, and without one they are refused while the marker says the attempt
+     * may still run. Such an attempt's marker lasts as long as the cache would keep its outcome, which reaches the
+     * cache at its first replay: until then nothing else keeps a retry from running the work again. Default
+     * {@code false}.
      */
     public IdempotencyEngineBuilder writeOnce(boolean writeOnce) {
         this.writeOnce = writeOnce;

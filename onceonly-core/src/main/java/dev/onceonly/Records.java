@@ -148,30 +148,14 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
      * <p>The shared cache learns an outcome from its first replay too, not from its attempt: telling it here would
      * cost every first execution a second round trip to Redis, which cost the service more CPU than the
      * replays it spares the store save (issue 42). The attempt's marker stays until that replay or its time to live
-     * ends it, and a duplicate that meets it asks the store whether the attempt has finished. Except after an
-     * attempt that wrote its record once: its marker was all that kept duplicates from running the work, and once
-     * it expired, a retry would run the work again before its record met this one (rolled back, but run); so the
-     * shared cache keeps that outcome, as long as it keeps outcomes, and the marker goes.
+     * ends it, and a duplicate that meets it asks the store whether the attempt has finished. The marker of an
+     * attempt that wrote its record once lasts as long as the shared cache would keep its outcome
+     * ({@link OutcomeCache#enter}): it keeps retries from running the work again as long as that outcome would.
      */
     void remember(IdempotencyScope scope, Fingerprint fingerprint, StoredResponse response, Instant expiresAt) {
-        remember(scope, fingerprint, response, expiresAt, false);
-    }
-
-    /** @param wroteOnce whether the attempt wrote its record once, without a claim */
-    void remember(IdempotencyScope scope, Fingerprint fingerprint, StoredResponse response, Instant expiresAt,
-            boolean wroteOnce) {
         markers.remove(scope);
-        boolean awaited = replays != null && replays.takeAwaited(scope);
-        if (!awaited && !wroteOnce) {
-            // The marker stays in the shared cache, for a duplicate to ask the store: its attempt does not leave it.
-            return;
-        }
-        CachedOutcome outcome = outcome(fingerprint, response, expiresAt);
-        if (awaited && replays != null) {
-            replays.remember(scope, outcome);
-        }
-        if (wroteOnce && shared != null) {
-            shared.remember(scope, outcome);
+        if (replays != null && replays.takeAwaited(scope)) {
+            replays.remember(scope, outcome(fingerprint, response, expiresAt));
         }
     }
 

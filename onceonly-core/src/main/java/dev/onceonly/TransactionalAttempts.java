@@ -65,7 +65,7 @@ record TransactionalAttempts(TransactionRunner runner, IdempotencyStore store, C
             });
             Completion committed = stored.get();
             if (committed != null) {
-                records.remember(scope, fingerprint, committed.response(), committed.expiresAt(), once);
+                records.remember(scope, fingerprint, committed.response(), committed.expiresAt());
             }
             OutcomeUnknownException unknownOutcome = unknown.get();
             if (unknownOutcome != null) {

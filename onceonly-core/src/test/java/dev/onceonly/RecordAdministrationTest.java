@@ -149,7 +149,7 @@ class RecordAdministrationTest {
         volatile boolean down;
 
         @Override
-        public Entry enter(IdempotencyScope scope, Fingerprint fingerprint) {
+        public Entry enter(IdempotencyScope scope, Fingerprint fingerprint, boolean writesOnce) {
             CachedOutcome outcome = down ? null : outcomes.get(scope);
             return outcome == null ? Unknown.INSTANCE : new Finished(outcome);
         }

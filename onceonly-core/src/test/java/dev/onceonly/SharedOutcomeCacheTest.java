@@ -123,6 +123,28 @@ class SharedOutcomeCacheTest {
         assertThat(executions).hasValue(2);
     }
 
+    /**
+     * A marker lasts as long as an outcome would where its attempt wrote its record once (issue 42), long after the
+     * attempt could still be running: past that, its fingerprint is no longer the key's, and the store decides.
+     */
+    @Test
+    void aMarkerPastTheTimeItsAttemptMayRunLeavesTheStoreToDecideAtOnce() {
+        IdempotencyScope used = new IdempotencyScope("alice", "create-order",
+                IdempotencyKey.of(UUID.randomUUID().toString()));
+        IdempotencyEngine.builder(store).build().execute(used, request("a"), TEXT, attempt -> order("created"));
+        shared.markers.put(used, new Held("finished long ago", request("a"), false));
+        shared.markers.put(scope, new Held("died long ago", request("a"), false));
+        storeCalls.set(0);
+
+        assertThatThrownBy(() -> instance().execute(used, request("b"), TEXT, attempt -> order("other")))
+                .as("refused by the record, not the marker").isInstanceOf(IdempotencyKeyReusedException.class);
+        assertThat(storeCalls).hasPositiveValue();
+        assertThat(instance().execute(scope, request("b"), TEXT, attempt -> order("ran")))
+                .as("another request, where the marker's never stored an outcome")
+                .isEqualTo(new IdempotentResult<>("ran", false));
+        assertThat(executions).hasValue(2);
+    }
+
     @Test
     void aDuplicateThatWaitedForAnotherInstanceReplaysItsOutcome() {
         shared.markers.put(scope, new Held("elsewhere", request("a")));
@@ -192,7 +214,12 @@ class SharedOutcomeCacheTest {
     }
 
 
-    private record Held(String token, Fingerprint fingerprint) {
+    /** @param recent whether its attempt started so recently that it may still be running */
+    private record Held(String token, Fingerprint fingerprint, boolean recent) {
+
+        Held(String token, Fingerprint fingerprint) {
+            this(token, fingerprint, true);
+        }
     }
 
     /** A shared cache in a map, with markers, that can stop answering. */
@@ -212,7 +239,7 @@ class SharedOutcomeCacheTest {
         }
 
         @Override
-        public Entry enter(IdempotencyScope scope, Fingerprint fingerprint) {
+        public Entry enter(IdempotencyScope scope, Fingerprint fingerprint, boolean writesOnce) {
             Runnable pending = change;
             int entered = enters.incrementAndGet();
             if (pending != null && entered == changeAfter) {
@@ -227,7 +254,7 @@ class SharedOutcomeCacheTest {
             }
             Held mine = new Held(UUID.randomUUID().toString(), fingerprint);
             Held held = markers.putIfAbsent(scope, mine);
-            return held == null ? new Entered(new Marker(mine.token())) : new Running(held.fingerprint());
+            return held == null ? new Entered(new Marker(mine.token())) : new Running(held.fingerprint(), held.recent());
         }
 
         @Override

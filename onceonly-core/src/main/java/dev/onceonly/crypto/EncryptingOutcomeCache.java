@@ -25,8 +25,8 @@ public final class EncryptingOutcomeCache implements OutcomeCache {
     }
 
     @Override
-    public Entry enter(IdempotencyScope scope, Fingerprint fingerprint) {
-        Entry entry = delegate.enter(scope, fingerprint);
+    public Entry enter(IdempotencyScope scope, Fingerprint fingerprint, boolean writesOnce) {
+        Entry entry = delegate.enter(scope, fingerprint, writesOnce);
         if (!(entry instanceof Finished(CachedOutcome outcome))) {
             return entry;
         }

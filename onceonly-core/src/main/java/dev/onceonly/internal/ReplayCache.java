@@ -141,7 +141,7 @@ public final class ReplayCache implements OutcomeCache {
 
     /** Finished outcomes only: attempts running in this process are the engine's to know. */
     @Override
-    public Entry enter(IdempotencyScope scope, Fingerprint fingerprint) {
+    public Entry enter(IdempotencyScope scope, Fingerprint fingerprint, boolean writesOnce) {
         CachedOutcome outcome = get(scope);
         return outcome == null ? Unknown.INSTANCE : new Finished(outcome);
     }

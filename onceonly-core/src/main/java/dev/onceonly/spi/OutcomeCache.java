@@ -14,14 +14,15 @@ import dev.onceonly.IdempotencyScope;
  *   <li>No method throws. A cache that cannot answer (unreachable, slow, its breaker open) answers
  *       {@link Unknown}, remembers nothing, and the engine goes to the store as if it had none.</li>
  *   <li>{@link #remember} is called only once an outcome is durable (after the commit that stored it), at its first
- *       replay from the store or by an attempt that wrote its record once, and keeps it no longer than its
- *       record's {@link CachedOutcome#expiresAt}: a finished record never changes before it expires, which is all
- *       that makes a cached outcome true. An attempt that claimed first does not call it: that would cost every
- *       first execution a round trip, for the few keys that are ever retried.</li>
+ *       replay from the store, and keeps it no longer than its record's {@link CachedOutcome#expiresAt}: a finished
+ *       record never changes before it expires, which is all that makes a cached outcome true. An attempt does not
+ *       call it: that would cost every first execution a second round trip, for the few keys that are ever
+ *       retried.</li>
  *   <li>A marker says an attempt started, not that it still runs: after a success it stays until the outcome
  *       reaches the cache or its own time to live ends, and a duplicate that meets it asks the store whether the
- *       attempt has finished. Its holder may die; the marker then runs out by its own time to live, and meanwhile duplicates
- *       are told to retry (never run), which is what they would hear from the store.</li>
+ *       attempt has finished. Only while it is {@linkplain Running#recent() recent} may the attempt still be running;
+ *       its holder may die, and meanwhile duplicates are told to retry (never run), which is what they would hear
+ *       from the store. An older one leaves the store to decide.</li>
  * </ul>
  * Implementations are thread-safe.
  */
@@ -31,8 +32,14 @@ public interface OutcomeCache {
      * The finished outcome of {@code scope} if known; otherwise, in a cache that keeps markers, marks an attempt at
      * it as running with {@code fingerprint} ({@link Entered}), unless another attempt's marker is there
      * ({@link Running}). One round trip at most.
+     *
+     * @param writesOnce whether the attempt may write its record once, at its commit, without a claim: its marker
+     *     then stays after a success as long as the cache would keep the outcome, since until the first replay
+     *     brings the outcome it is all that tells a duplicate that the key was used (one that found nothing would run
+     *     the work before its record met the first one's, rolled back, but run). Other attempts' records tell the
+     *     store that, and their markers need only last while they may run.
      */
-    Entry enter(IdempotencyScope scope, Fingerprint fingerprint);
+    Entry enter(IdempotencyScope scope, Fingerprint fingerprint, boolean writesOnce);
 
     /** Keeps a durable outcome, and drops any marker of the scope: nothing runs once it has an outcome. */
     void remember(IdempotencyScope scope, CachedOutcome outcome);
@@ -61,9 +68,12 @@ public interface OutcomeCache {
 
     /**
      * An attempt at the scope started somewhere, for a request with {@code fingerprint}, and may have finished:
-     * replay its stored outcome, else wait, or answer as in progress; never run.
+     * replay its stored outcome; else, while the marker is {@code recent}, wait, or answer as in progress, never
+     * run; an older marker's attempt ended without an outcome or died, and the store decides.
+     *
+     * @param recent whether the attempt started so recently that it may still be running
      */
-    record Running(Fingerprint fingerprint) implements Entry {
+    record Running(Fingerprint fingerprint, boolean recent) implements Entry {
     }
 
     /** Nothing is known, and this caller's attempt now holds {@code marker}: ask the store, then leave it. */

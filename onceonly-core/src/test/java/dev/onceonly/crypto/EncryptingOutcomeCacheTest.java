@@ -42,18 +42,18 @@ class EncryptingOutcomeCacheTest {
         assertThat(held).isNotNull();
         assertThat(held.response().bodyAsString()).doesNotContain("4242");
         assertThat(held.response().headers()).doesNotContainKey("Location");
-        assertThat(cache.enter(scope, fingerprint))
+        assertThat(cache.enter(scope, fingerprint, false))
                 .isEqualTo(new OutcomeCache.Finished(new CachedOutcome(fingerprint, response, expiresAt)));
     }
 
     @Test
     void aPlaintextOrUndecryptableOutcomeBeneathIsNoAnswer() {
         beneath.remember(scope, new CachedOutcome(fingerprint, response, expiresAt));
-        assertThat(cache.enter(scope, fingerprint)).isEqualTo(OutcomeCache.Unknown.INSTANCE);
+        assertThat(cache.enter(scope, fingerprint, false)).isEqualTo(OutcomeCache.Unknown.INSTANCE);
 
         new EncryptingOutcomeCache(beneath, EncryptionKeys.of("k2", Map.of("k2", filled(9))))
                 .remember(scope, new CachedOutcome(fingerprint, response, expiresAt));
-        assertThat(cache.enter(scope, fingerprint)).isEqualTo(OutcomeCache.Unknown.INSTANCE);
+        assertThat(cache.enter(scope, fingerprint, false)).isEqualTo(OutcomeCache.Unknown.INSTANCE);
     }
 
     private static byte[] filled(int value) {

@@ -418,7 +418,7 @@ class PostgresCompletionWithCommitIT {
     private static final class AlwaysEntered implements OutcomeCache {
 
         @Override
-        public Entry enter(IdempotencyScope scope, Fingerprint fingerprint) {
+        public Entry enter(IdempotencyScope scope, Fingerprint fingerprint, boolean writesOnce) {
             return new Entered(new Marker(UUID.randomUUID().toString()));
         }
 

@@ -157,8 +157,8 @@ class PostgresSpringJoinedModeIT {
         }
 
         @Override
-        public Entry enter(IdempotencyScope scope, Fingerprint request) {
-            return new Running(fingerprint);
+        public Entry enter(IdempotencyScope scope, Fingerprint request, boolean writesOnce) {
+            return new Running(fingerprint, true);
         }
 
         @Override

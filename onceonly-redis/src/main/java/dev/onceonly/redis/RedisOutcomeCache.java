@@ -32,8 +32,8 @@ import org.springframework.data.redis.serializer.RedisSerializer;
  * The outcome cache that a service's instances share in Redis: finished outcomes, so that a hot replay on any
  * instance is answered with no database statement, and markers of attempts that started ({@code SET NX PX}, left
  * by compare-and-delete when an attempt ends without an outcome), so that a duplicate of an attempt on another
- * instance waits for it instead of running. One script, one round trip, per question: a first execution that claims
- * first asks one, one that writes its record once two (its outcome after the commit).
+ * instance waits for it instead of running. One script, one round trip, per question: a first execution asks one,
+ * and tells Redis nothing after its commit (the outcome comes with its first replay from the store).
  *
  * <p>Redis is an accelerator here, never the judge: the store decides every race Redis missed. Any Redis error or
  * timeout counts against a circuit breaker and the call is answered {@link OutcomeCache.Unknown} (the engine then
@@ -51,8 +51,12 @@ import org.springframework.data.redis.serializer.RedisSerializer;
 public final class RedisOutcomeCache implements OutcomeCache {
 
     private static final Logger log = LoggerFactory.getLogger(RedisOutcomeCache.class);
+    private static final int TOKEN_LENGTH = 32;
 
-    /** The outcome ({@code F}, value), else a fresh marker ({@code E}), else the marker held ({@code R}, value). */
+    /**
+     * The outcome ({@code F}, value), else a fresh marker ({@code E}), else the marker held ({@code R}, value, and
+     * the milliseconds it has left).
+     */
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> ENTER = RedisScript.of("""
             local outcome = redis.call('GET', KEYS[1])
@@ -64,7 +68,7 @@ public final class RedisOutcomeCache implements OutcomeCache {
             end
             local held = redis.call('GET', KEYS[2])
             if held then
-              return {'R', held}
+              return {'R', held, redis.call('PTTL', KEYS[2])}
             end
             return {'U'}""", List.class);
     /** Keeps the outcome and drops any marker: nothing runs once there is an outcome. */
@@ -74,7 +78,7 @@ public final class RedisOutcomeCache implements OutcomeCache {
     /** Drops the marker if it is still this attempt's: its token follows the fingerprint's ARGV[2] bytes. */
     private static final RedisScript<Long> LEAVE = RedisScript.of("""
             local held = redis.call('GET', KEYS[1])
-            if held and string.sub(held, ARGV[2] + 1) == ARGV[1] then
+            if held and string.sub(held, ARGV[2] + 1, ARGV[2] + #ARGV[1]) == ARGV[1] then
               return redis.call('DEL', KEYS[1])
             end
             return 0""", Long.class);
@@ -130,31 +134,52 @@ public final class RedisOutcomeCache implements OutcomeCache {
         return new Builder(connectionFactory);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The marker holds the request's fingerprint, the attempt's token and how long it was set to last, so that a
+     * duplicate can tell from what it has left (Redis's own clock) how long ago its attempt started.
+     */
     @Override
-    public Entry enter(IdempotencyScope scope, Fingerprint fingerprint) {
+    public Entry enter(IdempotencyScope scope, Fingerprint fingerprint, boolean writesOnce) {
         String id = scope.id();
-        byte[] marker = markerValue(fingerprint, token());
+        String token = token();
+        long life = writesOnce ? Math.max(markerTtl.toMillis(), maxTimeToLive.toMillis()) : markerTtl.toMillis();
+        byte[] marker = markerValue(fingerprint, token, life);
         @SuppressWarnings("unchecked")
-        List<byte[]> reply = call(() -> redis.execute(ENTER, List.of(outcomeKey(id), markerKey(id)), marker,
-                decimal(markerTtl.toMillis())));
+        List<Object> reply = call(() -> redis.execute(ENTER, List.of(outcomeKey(id), markerKey(id)), marker,
+                decimal(life)));
         if (reply == null) {
             return Unknown.INSTANCE;
         }
-        Entry entry = switch ((char) reply.getFirst()[0]) {
-            case 'F' -> finished(reply.get(1));
-            case 'E' -> new Entered(new Marker(new String(marker, Fingerprint.LENGTH,
-                    marker.length - Fingerprint.LENGTH, StandardCharsets.US_ASCII)));
-            case 'R' -> running(reply.get(1));
+        Entry entry = switch ((char) ((byte[]) reply.getFirst())[0]) {
+            case 'F' -> finished((byte[]) reply.get(1));
+            case 'E' -> new Entered(new Marker(token));
+            case 'R' -> running((byte[]) reply.get(1), (Long) reply.get(2));
             default -> Unknown.INSTANCE;
         };
         (entry instanceof Finished ? hits : entry instanceof Running ? running : misses).increment();
         return entry;
     }
 
-    /** Another attempt's marker; one too short to hold a fingerprint and a token is none of ours. */
-    private static Entry running(byte[] marker) {
-        return marker.length <= Fingerprint.LENGTH ? Unknown.INSTANCE
-                : new Running(Fingerprint.ofDigest(Arrays.copyOf(marker, Fingerprint.LENGTH)));
+    /**
+     * Another attempt's marker, recent if its attempt started less than the marker time to live ago (its life less
+     * the milliseconds it has {@code left}). One that does not hold a fingerprint, a token and a life is none this
+     * version made: no answer, and the store decides.
+     */
+    private Entry running(byte[] marker, long left) {
+        if (marker.length <= Fingerprint.LENGTH + TOKEN_LENGTH) {
+            return Unknown.INSTANCE;
+        }
+        long life;
+        try {
+            life = Long.parseLong(new String(marker, Fingerprint.LENGTH + TOKEN_LENGTH,
+                    marker.length - Fingerprint.LENGTH - TOKEN_LENGTH, StandardCharsets.US_ASCII));
+        } catch (NumberFormatException foreign) {
+            return Unknown.INSTANCE;
+        }
+        return new Running(Fingerprint.ofDigest(Arrays.copyOf(marker, Fingerprint.LENGTH)),
+                life - left < markerTtl.toMillis());
     }
 
     private Entry finished(byte[] value) {
@@ -272,20 +297,23 @@ public final class RedisOutcomeCache implements OutcomeCache {
     }
 
     /**
-     * 128 random bits in hex: an attempt's marker needs to be told apart from any other's, not kept secret, so not
-     * from {@code SecureRandom}, whose shared source every request would queue on.
+     * 128 random bits in hex, {@value #TOKEN_LENGTH} characters: an attempt's marker needs to be told apart from any
+     * other's, not kept secret, so not from {@code SecureRandom}, whose shared source every request would queue on.
      */
     private static String token() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         return HexFormat.of().toHexDigits(random.nextLong()) + HexFormat.of().toHexDigits(random.nextLong());
     }
 
-    /** The fingerprint first, so that a duplicate learns which request runs, then the attempt's token. */
-    private static byte[] markerValue(Fingerprint fingerprint, String token) {
+    /**
+     * The fingerprint first, so that a duplicate learns which request runs, then the attempt's token, then the
+     * marker's life in milliseconds, in decimal.
+     */
+    private static byte[] markerValue(Fingerprint fingerprint, String token, long life) {
         byte[] digest = fingerprint.digest();
-        byte[] tokenBytes = token.getBytes(StandardCharsets.US_ASCII);
-        byte[] value = Arrays.copyOf(digest, digest.length + tokenBytes.length);
-        System.arraycopy(tokenBytes, 0, value, digest.length, tokenBytes.length);
+        byte[] rest = (token + life).getBytes(StandardCharsets.US_ASCII);
+        byte[] value = Arrays.copyOf(digest, digest.length + rest.length);
+        System.arraycopy(rest, 0, value, digest.length, rest.length);
         return value;
     }
 
@@ -322,11 +350,12 @@ public final class RedisOutcomeCache implements OutcomeCache {
         }
 
         /**
-         * How long an attempt's marker lasts, from the attempt's start; default 10 s. Duplicates on other instances
-         * are told "in progress" that long at most after an attempt's process died; a marker of an attempt that
-         * succeeded stays until the outcome reaches Redis or this ends it (its duplicates read the store meanwhile);
-         * an attempt that runs longer only loses the fast answer (its duplicates then ask the store, which still
-         * refuses them where the attempt claimed first).
+         * How long after its start an attempt's marker says it may still be running; default 10 s. Within it,
+         * duplicates on other instances wait for it, and are told "in progress" (also after its process died); past
+         * it, the store decides. An attempt that claims first has a marker this long; one that writes its record
+         * once, as long as {@link #maxTimeToLive} (its outcome reaches Redis at its first replay, and until then its
+         * marker is what tells a retry the key was used). An attempt that runs longer only loses the fast answer
+         * (its duplicates then ask the store, which still refuses them where the attempt claimed first).
          */
         public Builder markerTtl(Duration markerTtl) {
             this.markerTtl = positive("markerTtl", markerTtl);

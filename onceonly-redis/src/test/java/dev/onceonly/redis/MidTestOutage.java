@@ -11,9 +11,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A Redis outcome cache whose server fails in the middle of a test, at the moment that hurts most, and is back three
- * calls later: just before the first outcome reaches it (from an attempt that wrote its record once, or at the
- * outcome's first replay from the store: the attempt has committed; its outcome never gets to Redis, its marker
- * stays), or at the first call after an attempt took its
+ * calls later: just before the first outcome reaches it (at the outcome's first replay from the store: the attempt
+ * has committed; its outcome never gets to Redis, its marker stays), or at the first call after an attempt took its
  * marker (the marker, the only trace of that attempt in Redis, is lost). Killed, it comes back empty; frozen
  * (SIGSTOP: connections stay open, nothing answers, each call waits out the client's timeout), it comes back as it
  * was. The second moment can meet a write-once attempt still running, whose duplicates then run too (what
@@ -78,9 +77,9 @@ public final class MidTestOutage implements OutcomeCache {
     }
 
     @Override
-    public Entry enter(IdempotencyScope scope, Fingerprint fingerprint) {
+    public Entry enter(IdempotencyScope scope, Fingerprint fingerprint, boolean writesOnce) {
         beforeCall(moment == Moment.AFTER_FIRST_MARKER && marked);
-        Entry entry = delegate.enter(scope, fingerprint);
+        Entry entry = delegate.enter(scope, fingerprint, writesOnce);
         if (entry instanceof Entered) {
             marked = true;
         }

@@ -1,6 +1,7 @@
 package dev.onceonly.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.onceonly.Fingerprint;
 import dev.onceonly.IdempotencyKey;
@@ -39,24 +40,24 @@ class RedisOutcomeCacheIT {
 
     @Test
     void theFirstEntersTheSecondSeesItRunningWithItsFingerprintAndLeavingFreesTheScope() {
-        OutcomeCache.Entry first = cache.enter(scope, fingerprint("a"));
-        OutcomeCache.Entry second = cache.enter(scope, fingerprint("b"));
+        OutcomeCache.Entry first = cache.enter(scope, fingerprint("a"), false);
+        OutcomeCache.Entry second = cache.enter(scope, fingerprint("b"), false);
 
         assertThat(first).isInstanceOf(OutcomeCache.Entered.class);
-        assertThat(second).isEqualTo(new OutcomeCache.Running(fingerprint("a")));
+        assertThat(second).isEqualTo(new OutcomeCache.Running(fingerprint("a"), true));
 
         cache.leave(scope, new OutcomeCache.Marker(UUID.randomUUID().toString()));
-        assertThat(cache.enter(scope, fingerprint("a"))).as("another attempt's leave keeps the marker")
+        assertThat(cache.enter(scope, fingerprint("a"), false)).as("another attempt's leave keeps the marker")
                 .isInstanceOf(OutcomeCache.Running.class);
 
         cache.leave(scope, ((OutcomeCache.Entered) first).marker());
-        assertThat(cache.enter(scope, fingerprint("a"))).isInstanceOf(OutcomeCache.Entered.class);
+        assertThat(cache.enter(scope, fingerprint("a"), false)).isInstanceOf(OutcomeCache.Entered.class);
         assertThat(cache.statistics()).isEqualTo(new RedisOutcomeCache.Statistics(0, 2, 2, 0, 0));
     }
 
     @Test
     void aRememberedOutcomeIsFoundWholeAndEndsTheMarker() {
-        cache.enter(scope, fingerprint("a"));
+        cache.enter(scope, fingerprint("a"), false);
         StoredResponse response = StoredResponse.of(201, Map.of("Content-Type", List.of("application/json"),
                         "Location", List.of("/api/orders/7")), "{\"id\":7}".getBytes(StandardCharsets.UTF_8),
                 "7");
@@ -65,7 +66,7 @@ class RedisOutcomeCacheIT {
 
         cache.remember(scope, outcome);
 
-        assertThat(cache.enter(scope, fingerprint("b"))).isEqualTo(new OutcomeCache.Finished(outcome));
+        assertThat(cache.enter(scope, fingerprint("b"), false)).isEqualTo(new OutcomeCache.Finished(outcome));
         assertThat(redis.keys(prefix + ":*")).containsExactly(prefix + ":{" + scope.id() + "}:o");
     }
 
@@ -75,7 +76,7 @@ class RedisOutcomeCacheIT {
                 IdempotencyKey.of("running-" + UUID.randomUUID()));
         cache.remember(scope, new CachedOutcome(fingerprint("a"), StoredResponse.of(201, new byte[0]),
                 Instant.now().plus(Duration.ofDays(1))));
-        cache.enter(running, fingerprint("a"));
+        cache.enter(running, fingerprint("a"), false);
 
         boolean outcomeForgotten = cache.forget(scope);
         boolean markerForgotten = cache.forget(running);
@@ -83,8 +84,8 @@ class RedisOutcomeCacheIT {
         assertThat(outcomeForgotten).isTrue();
         assertThat(markerForgotten).isTrue();
         assertThat(redis.keys(prefix + ":*")).isEmpty();
-        assertThat(cache.enter(scope, fingerprint("a"))).isInstanceOf(OutcomeCache.Entered.class);
-        assertThat(cache.enter(running, fingerprint("b"))).isInstanceOf(OutcomeCache.Entered.class);
+        assertThat(cache.enter(scope, fingerprint("a"), false)).isInstanceOf(OutcomeCache.Entered.class);
+        assertThat(cache.enter(running, fingerprint("b"), false)).isInstanceOf(OutcomeCache.Entered.class);
         assertThat(cache.forget(new IdempotencyScope("alice", "create-order", IdempotencyKey.of(
                 "never-" + UUID.randomUUID())))).as("nothing to forget is forgotten").isTrue();
     }
@@ -101,7 +102,7 @@ class RedisOutcomeCacheIT {
                 hugeCount, Arrays.copyOf(valid, valid.length - 2))) {
             redis.execute((RedisCallback<Object>) connection -> connection.stringCommands().set(key, value));
 
-            assertThat(cache.enter(scope, fingerprint("a"))).isEqualTo(OutcomeCache.Unknown.INSTANCE);
+            assertThat(cache.enter(scope, fingerprint("a"), false)).isEqualTo(OutcomeCache.Unknown.INSTANCE);
         }
     }
 
@@ -109,7 +110,54 @@ class RedisOutcomeCacheIT {
     void aMarkerTooShortToBeOursIsNoAnswer() {
         redis.opsForValue().set(prefix + ":{" + scope.id() + "}:m", "short");
 
-        assertThat(cache.enter(scope, fingerprint("a"))).isEqualTo(OutcomeCache.Unknown.INSTANCE);
+        assertThat(cache.enter(scope, fingerprint("a"), false)).isEqualTo(OutcomeCache.Unknown.INSTANCE);
+    }
+
+    /**
+     * Until its first replay brings its outcome, the marker of an attempt that wrote its record once is all that
+     * tells a retry the key was used (issue 42: the outcome no longer reaches Redis from the attempt, a second
+     * round trip for every first execution): it lasts as long as an outcome would.
+     */
+    @Test
+    void aWriteOnceAttemptsMarkerLastsAsLongAsAnOutcomeAndAClaimingOnesAsLongAsItMayRun() {
+        RedisOutcomeCache cache = RedisOutcomeCache.builder(connections).prefix(prefix)
+                .markerTtl(Duration.ofSeconds(10)).maxTimeToLive(Duration.ofMinutes(5)).build();
+        IdempotencyScope claiming = new IdempotencyScope("alice", "create-order",
+                IdempotencyKey.of(UUID.randomUUID().toString()));
+
+        cache.enter(scope, fingerprint("a"), true);
+        cache.enter(claiming, fingerprint("a"), false);
+
+        assertThat(redis.getExpire(prefix + ":{" + scope.id() + "}:m")).isBetween(290L, 300L);
+        assertThat(redis.getExpire(prefix + ":{" + claiming.id() + "}:m")).isBetween(1L, 10L);
+    }
+
+    /** Past the marker time to live, its attempt ended or died: the store decides, whatever the marker's life. */
+    @Test
+    void aMarkerIsRecentForTheMarkerTimeToLiveFromItsAttemptsStartByRedissClock() {
+        RedisOutcomeCache cache = RedisOutcomeCache.builder(connections).prefix(prefix)
+                .markerTtl(Duration.ofMillis(300)).maxTimeToLive(Duration.ofMinutes(5)).build();
+        cache.enter(scope, fingerprint("a"), true);
+
+        assertThat(cache.enter(scope, fingerprint("b"), true)).isEqualTo(new OutcomeCache.Running(fingerprint("a"),
+                true));
+        await().atMost(Duration.ofSeconds(10)).until(() -> cache.enter(scope, fingerprint("b"), true)
+                .equals(new OutcomeCache.Running(fingerprint("a"), false)));
+        assertThat(redis.getExpire(prefix + ":{" + scope.id() + "}:m")).as("the marker itself stays")
+                .isGreaterThan(200L);
+    }
+
+    /** One of an earlier version, without its life, or damaged: the store decides. */
+    @Test
+    void aMarkerWithoutItsLifeIsNoAnswer() {
+        String marker = prefix + ":{" + scope.id() + "}:m";
+        byte[] digestAndToken = Arrays.copyOf(fingerprint("a").digest(), 64);
+        for (byte[] value : List.of(digestAndToken, Arrays.copyOf(digestAndToken, 70))) {
+            redis.execute((RedisCallback<Object>) connection -> connection.stringCommands().set(
+                    marker.getBytes(StandardCharsets.UTF_8), value));
+
+            assertThat(cache.enter(scope, fingerprint("a"), false)).isEqualTo(OutcomeCache.Unknown.INSTANCE);
+        }
     }
 
     @Test
@@ -131,8 +179,8 @@ class RedisOutcomeCacheIT {
 
         IdempotencyScope large = new IdempotencyScope("bob", "create-order",
                 IdempotencyKey.of(UUID.randomUUID().toString()));
-        small.enter(scope, fingerprint("a"));
-        small.enter(large, fingerprint("a"));
+        small.enter(scope, fingerprint("a"), false);
+        small.enter(large, fingerprint("a"), false);
 
         small.remember(scope, outcome(Instant.now().minusSeconds(1)));
         small.remember(large, outcome(Instant.now().plusSeconds(60)));
@@ -144,10 +192,10 @@ class RedisOutcomeCacheIT {
 
     @Test
     void bothKeysOfAScopeShareOneHashTagAndNameNoPartOfTheScopeInClear() {
-        cache.enter(scope, fingerprint("a"));
+        cache.enter(scope, fingerprint("a"), false);
         cache.remember(new IdempotencyScope("bob", "pay", IdempotencyKey.of(UUID.randomUUID().toString())), outcome(Instant.now()
                 .plusSeconds(60)));
-        cache.enter(scope, fingerprint("a"));
+        cache.enter(scope, fingerprint("a"), false);
 
         Set<String> keys = redis.keys(prefix + ":*");
         assertThat(keys).hasSize(2).allMatch(key -> key.matches(Pattern.quote(prefix)

@@ -50,11 +50,11 @@ class RedisOutcomeCacheOutageIT {
             RedisOutcomeCache cache = RedisOutcomeCache.builder(connections).openFor(Duration.ofMinutes(1)).build();
 
             for (int call = 0; call < 3; call++) {
-                assertThat(timed(() -> cache.enter(scope, fingerprint()))).isEqualTo(OutcomeCache.Unknown.INSTANCE);
+                assertThat(timed(() -> cache.enter(scope, fingerprint(), false))).isEqualTo(OutcomeCache.Unknown.INSTANCE);
             }
             assertThat(cache.breakerState()).isEqualTo(CircuitBreaker.State.OPEN);
             for (int call = 0; call < 100; call++) {
-                assertThat(cache.enter(scope, fingerprint())).isEqualTo(OutcomeCache.Unknown.INSTANCE);
+                assertThat(cache.enter(scope, fingerprint(), false)).isEqualTo(OutcomeCache.Unknown.INSTANCE);
                 cache.remember(scope, outcome());
             }
 
@@ -81,7 +81,7 @@ class RedisOutcomeCacheOutageIT {
                 for (int request = 0; request < 20; request++) {
                     entries.add(requests.submit(() -> {
                         start.await();
-                        return timed(() -> cache.enter(scope, fingerprint()));
+                        return timed(() -> cache.enter(scope, fingerprint(), false));
                     }));
                 }
                 start.countDown();
@@ -101,11 +101,11 @@ class RedisOutcomeCacheOutageIT {
     void aKilledRedisCostsEachCallAtMostTheTimeoutAndIsUsedAgainOnceRestarted() {
         withOwnRedis((server, cache) -> {
             cache.remember(scope, outcome());
-            assertThat(cache.enter(scope, fingerprint())).isInstanceOf(OutcomeCache.Finished.class);
+            assertThat(cache.enter(scope, fingerprint(), false)).isInstanceOf(OutcomeCache.Finished.class);
 
             server.kill();
             for (int call = 0; call < 5; call++) {
-                assertThat(timed(() -> cache.enter(scope, fingerprint())))
+                assertThat(timed(() -> cache.enter(scope, fingerprint(), false)))
                         .isEqualTo(OutcomeCache.Unknown.INSTANCE);
             }
             assertThat(cache.breakerState()).isEqualTo(CircuitBreaker.State.OPEN);
@@ -113,9 +113,9 @@ class RedisOutcomeCacheOutageIT {
             server.restart();
             // Empty after the restart: the first answer that comes is a fresh marker.
             await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
-                    .until(() -> timed(() -> cache.enter(scope, fingerprint())) instanceof OutcomeCache.Entered);
+                    .until(() -> timed(() -> cache.enter(scope, fingerprint(), false)) instanceof OutcomeCache.Entered);
             cache.remember(scope, outcome());
-            assertThat(cache.enter(scope, fingerprint())).isInstanceOf(OutcomeCache.Finished.class);
+            assertThat(cache.enter(scope, fingerprint(), false)).isInstanceOf(OutcomeCache.Finished.class);
             assertThat(cache.breakerState()).isNotEqualTo(CircuitBreaker.State.OPEN);
         });
     }
@@ -128,7 +128,7 @@ class RedisOutcomeCacheOutageIT {
             server.freeze();
             try {
                 for (int call = 0; call < 3; call++) {
-                    assertThat(timed(() -> cache.enter(scope, fingerprint())))
+                    assertThat(timed(() -> cache.enter(scope, fingerprint(), false)))
                             .isEqualTo(OutcomeCache.Unknown.INSTANCE);
                 }
                 assertThat(cache.breakerState()).isEqualTo(CircuitBreaker.State.OPEN);
@@ -140,7 +140,7 @@ class RedisOutcomeCacheOutageIT {
             }
 
             await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
-                    .until(() -> timed(() -> cache.enter(scope, fingerprint())) instanceof OutcomeCache.Finished);
+                    .until(() -> timed(() -> cache.enter(scope, fingerprint(), false)) instanceof OutcomeCache.Finished);
         });
     }
 
@@ -162,7 +162,7 @@ class RedisOutcomeCacheOutageIT {
 
             assertThat(whileFrozen).isFalse();
             await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> cache.forget(scope));
-            assertThat(cache.enter(scope, fingerprint())).isInstanceOf(OutcomeCache.Entered.class);
+            assertThat(cache.enter(scope, fingerprint(), false)).isInstanceOf(OutcomeCache.Entered.class);
         });
     }
 

@@ -18,8 +18,8 @@ final class SilentAfterEnter implements OutcomeCache {
     }
 
     @Override
-    public Entry enter(IdempotencyScope scope, Fingerprint fingerprint) {
-        return delegate.enter(scope, fingerprint);
+    public Entry enter(IdempotencyScope scope, Fingerprint fingerprint, boolean writesOnce) {
+        return delegate.enter(scope, fingerprint, writesOnce);
     }
 
     @Override
