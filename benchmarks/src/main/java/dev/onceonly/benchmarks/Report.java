@@ -176,6 +176,7 @@ final class Report {
                     format(ratio("floor-b-commit-apart", "floor-a", clients))));
         }
         cpuGap(md);
+        redisGap(md);
         stormCost(md, "d", "c");
         stormCost(md, "i", "h");
         profiles(md);
@@ -256,6 +257,42 @@ final class Report {
     }
 
     /**
+     * What Redis saves a first execution that writes its record once, and what it costs, against one without Redis:
+     * PostgreSQL's CPU it spares, the Redis server's it takes, the service's it adds, and the rest (the kernel's
+     * network stack, which carries the round trips to Redis too). The last column takes away the Redis server's CPU
+     * and the service's added CPU: what g/b would be if a round trip to Redis cost nothing but the kernel's part, the
+     * most that sparing PostgreSQL alone can give on this machine.
+     */
+    private void redisGap(StringBuilder md) {
+        if (find("g", settings.clientCounts().getLast()).isEmpty()) {
+            return;
+        }
+        md.append("\nWhat Redis saves and costs a first execution that writes its record once (ms per request, median "
+                + "rounds):\n\n"
+                + "| clients | machine, b | machine, g | g − b | PostgreSQL, g − b | Redis server, g "
+                + "| service, g − b | load driver, g − b | the rest, g − b | g/b measured "
+                + "| g/b less the Redis server's CPU and the service's added CPU |\n"
+                + "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        for (int clients : settings.clientCounts().subList(1, settings.clientCounts().size())) {
+            Optional<Double> machineB = cpu("b", clients, Measurement::medianMachineCpuMillis);
+            Optional<Double> machineG = cpu("g", clients, Measurement::medianMachineCpuMillis);
+            Optional<Double> machine = difference("g", "b", clients, Measurement::medianMachineCpuMillis);
+            Optional<Double> database = difference("g", "b", clients, Measurement::medianDatabaseCpuMillis);
+            Optional<Double> redis = cpu("g", clients, Measurement::medianRedisCpuMillis);
+            Optional<Double> service = difference("g", "b", clients, Measurement::medianServiceCpuMillis);
+            Optional<Double> driver = difference("g", "b", clients, Measurement::medianDriverCpuMillis);
+            Optional<Double> rest = machine.flatMap(m -> database.flatMap(d -> redis.flatMap(r -> service.flatMap(
+                    v -> driver.map(l -> m - d - r - v)))));
+            Optional<Double> freeRedis = machineB.flatMap(b -> machineG.flatMap(g -> redis.flatMap(r -> service.map(
+                    v -> b / (g - r - Math.max(0, v))))));
+            md.append(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", clients,
+                    millis(machineB), millis(machineG), millis(machine), millis(database), millis(redis),
+                    millis(service), millis(driver), millis(rest), format(ratio("g", "b", clients)),
+                    format(freeRedis)));
+        }
+    }
+
+    /**
      * What one duplicate of storm {@code storm} cost, beside a hot replay of {@code replays} at as many clients as the
      * storm's others: a storm costs the other clients the share of the machine its duplicates take, the load
      * driver's share included, which on this machine no real client's storm would take.
@@ -292,18 +329,20 @@ final class Report {
         md.append("\nWhat the service sent per request (median rounds): statements PostgreSQL ran "
                 + "(`pg_stat_statements`, BEGIN and COMMIT included; – where it is not preloaded), commands Redis ran, "
                 + "and round trips to each, counted as the data segments the service's connections sent (`ss`): "
-                + "statements sent together leave as one.\n\n"
+                + "statements sent together leave as one; and the CPU time of the Redis server per request, which the "
+                + "machine's CPU includes but no other column shows.\n\n"
                 + "| scenario | clients | PostgreSQL statements | PostgreSQL round trips | Redis commands "
-                + "| Redis round trips |\n| --- | --- | --- | --- | --- | --- |\n");
+                + "| Redis round trips | Redis server CPU ms/request |\n| --- | --- | --- | --- | --- | --- | --- |\n");
         for (Measurement m : http.measurements()) {
             if (m.medianTraffic(Traffic.PerRequest::databaseRoundTrips) == null) {
                 continue;
             }
-            md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s |%n", describe(m.scenario()),
+            md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s |%n", describe(m.scenario()),
                     m.clients(), format(Optional.ofNullable(m.medianTraffic(Traffic.PerRequest::databaseStatements))),
                     format(Optional.ofNullable(m.medianTraffic(Traffic.PerRequest::databaseRoundTrips))),
                     format(Optional.ofNullable(m.medianTraffic(Traffic.PerRequest::redisCommands))),
-                    format(Optional.ofNullable(m.medianTraffic(Traffic.PerRequest::redisRoundTrips)))));
+                    format(Optional.ofNullable(m.medianTraffic(Traffic.PerRequest::redisRoundTrips))),
+                    millis(Optional.ofNullable(m.medianRedisCpuMillis()))));
         }
     }
 

@@ -103,7 +103,7 @@ class ReportTest {
     private static Measurement measurement(String scenario, double throughput, double database, double service,
             double machine, double driver, double p99) {
         return new Measurement(scenario, 16, List.of(new Measurement.Round(throughput, 1, p99, Map.of(201, 1L),
-                database, service, machine, driver, null)));
+                database, null, service, machine, driver, null)));
     }
 
     /** A profile that gives OnceOnly's components together {@code onceOnlyShare} of the service's CPU. */

@@ -26,6 +26,8 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
      * @param statuses responses by HTTP status (-1: no response)
      * @param databaseCpuMillis PostgreSQL's CPU time (all its processes) per request, or {@code null} where the
      *     database served other work at the same time
+     * @param redisCpuMillis the Redis server's CPU time per request, or {@code null} where it served other work at
+     *     the same time
      * @param serviceCpuMillis the measured service process's CPU time per request, or {@code null} where no one
      *     service was measured
      * @param machineCpuMillis the CPU time of every core per request (all processes and the kernel), or
@@ -36,7 +38,8 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
      *     was measured
      */
     public record Round(double throughput, double p50Millis, double p99Millis, Map<Integer, Long> statuses,
-            @Nullable Double databaseCpuMillis, @Nullable Double serviceCpuMillis, @Nullable Double machineCpuMillis,
+            @Nullable Double databaseCpuMillis, @Nullable Double redisCpuMillis, @Nullable Double serviceCpuMillis,
+            @Nullable Double machineCpuMillis,
             @Nullable Double driverCpuMillis, Traffic.@Nullable PerRequest traffic) {
     }
 
@@ -44,14 +47,14 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
     static Round round(LoadDriver.GroupResult result, ProcessCpu.Clocks spent, Traffic.@Nullable PerRequest traffic) {
         long requests = result.requests();
         return new Round(result.throughput(), result.p50Millis(), result.p99Millis(), result.statuses(),
-                ProcessCpu.millis(spent.database()) / requests,
+                ProcessCpu.millis(spent.database()) / requests, ProcessCpu.millis(spent.redis()) / requests,
                 spent.service() == null ? null : ProcessCpu.millis(spent.service()) / requests,
                 ProcessCpu.millis(spent.machine()) / requests, ProcessCpu.millis(spent.driver()) / requests, traffic);
     }
 
     static Round round(LoadDriver.GroupResult result) {
         return new Round(result.throughput(), result.p50Millis(), result.p99Millis(), result.statuses(), null, null,
-                null, null, null);
+                null, null, null, null);
     }
 
     /** An open-loop run as one round: its latencies count from when each request was due. */
@@ -59,7 +62,7 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
         Histogram all = new Histogram(3_600_000_000L, 3);
         result.seconds().forEach(all::add);
         return new Round(result.requests() / result.elapsedSeconds(), all.getValueAtPercentile(50) / 1000.0,
-                all.getValueAtPercentile(99) / 1000.0, result.statuses(), null, null, null, null, null);
+                all.getValueAtPercentile(99) / 1000.0, result.statuses(), null, null, null, null, null, null);
     }
 
     public double medianThroughput() {
@@ -81,6 +84,11 @@ public record Measurement(String scenario, int clients, List<Round> rounds) {
     /** The median round's database CPU per request, if measured. */
     public @Nullable Double medianDatabaseCpuMillis() {
         return medianOf(Round::databaseCpuMillis);
+    }
+
+    /** The median round's Redis server CPU per request, if measured. */
+    public @Nullable Double medianRedisCpuMillis() {
+        return medianOf(Round::redisCpuMillis);
     }
 
     /** The median round's service CPU per request, if measured. */

@@ -28,6 +28,19 @@ final class ProcessCpu {
      * spends on a workload.
      */
     static long postgresTicks() throws IOException {
+        return ticksOf("postgres");
+    }
+
+    /**
+     * What every Redis server process used so far: what Redis spends on a workload (during a benchmark only the
+     * shared one runs; tests' own servers are not started).
+     */
+    static long redisTicks() throws IOException {
+        return ticksOf("redis-server");
+    }
+
+    /** What every process whose command is {@code name} used so far. */
+    private static long ticksOf(String name) throws IOException {
         long ticks = 0;
         try (DirectoryStream<Path> processes = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
             for (Path process : processes) {
@@ -37,7 +50,7 @@ final class ProcessCpu {
                 } catch (IOException exited) {
                     continue;
                 }
-                if (command(stat).equals("postgres")) {
+                if (command(stat).equals(name)) {
                     ticks += ticks(stat);
                 }
             }
@@ -74,20 +87,20 @@ final class ProcessCpu {
     }
 
     /**
-     * The CPU time the machine, PostgreSQL, the load driver and, where one is measured, a service process had used
-     * at one moment; two of them make what a round cost.
+     * The CPU time the machine, PostgreSQL, Redis, the load driver and, where one is measured, a service process had
+     * used at one moment; two of them make what a round cost.
      */
-    record Clocks(long machine, long database, long driver, @Nullable Long service) {
+    record Clocks(long machine, long database, long redis, long driver, @Nullable Long service) {
 
         static Clocks read(@Nullable ServiceProcess service) throws IOException {
-            return new Clocks(machineTicks(), postgresTicks(), driverTicks(),
+            return new Clocks(machineTicks(), postgresTicks(), redisTicks(), driverTicks(),
                     service == null ? null : service.cpuTicks());
         }
 
         /** What was used between {@code start} and this moment. */
         Clocks since(Clocks start) {
-            return new Clocks(machine - start.machine, database - start.database, driver - start.driver,
-                    service == null || start.service == null ? null : service - start.service);
+            return new Clocks(machine - start.machine, database - start.database, redis - start.redis,
+                    driver - start.driver, service == null || start.service == null ? null : service - start.service);
         }
     }
 

@@ -12,10 +12,10 @@ class DuplicateCostTest {
     @Test
     void aDuplicateCostsWhatTheStormRoundSpentBeyondItsOtherRequestsAtTheirCostWithoutTheStorm() {
         // 10 s of the machine, 2 s of PostgreSQL, 3 s of the driver, 4 s of the service (100 ticks a second).
-        ProcessCpu.Clocks spent = new ProcessCpu.Clocks(1000, 200, 300, 400L);
+        ProcessCpu.Clocks spent = new ProcessCpu.Clocks(1000, 200, 0, 300, 400L);
         // Without the storm, a request of the others cost 3 ms of the machine, 1.5 of the service, 0.8 of
         // PostgreSQL and 1 of the driver.
-        Measurement.Round quiet = new Measurement.Round(250, 1, 2, Map.of(201, 1L), 0.8, 1.5, 3.0, 1.0, null);
+        Measurement.Round quiet = new Measurement.Round(250, 1, 2, Map.of(201, 1L), 0.8, 0.0, 1.5, 3.0, 1.0, null);
 
         HttpBenchmark.DuplicateCost cost = HttpBenchmark.DuplicateCost.of(spent, 2000, quiet, 1000);
 
