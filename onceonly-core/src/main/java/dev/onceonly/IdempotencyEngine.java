@@ -428,7 +428,9 @@ public final class IdempotencyEngine {
      * replay): the duplicate reads the store's record at each poll, replays a finished one (which the shared cache
      * then keeps), and waits while the marker stays, at most its wait; then, still marked, it asks the store once,
      * which refuses it only if the attempt really runs (with write-once, whose attempts have no record while they
-     * run, it is refused). Without a marker, the attempt goes to the store, marked as running while it does.
+     * run, it is refused). Without a marker, or with one too old for its attempt to be running still, the attempt
+     * goes to the store, marked as running while it does; after an old one it claims first, since the store may hold
+     * the old attempt's record.
      */
     private <T, X extends Exception> IdempotentResult<T> attemptPastSharedCache(OutcomeCache shared,
             IdempotencyScope scope, Fingerprint fingerprint, OutcomeCodec<T> codec, IdempotentWork<T, X> work,
@@ -443,7 +445,7 @@ public final class IdempotencyEngine {
                     return attemptUntilDone(scope, fingerprint, codec, work, deadline);
                 }
                 case OutcomeCache.Running running -> {
-                    if (running.recent() && !fingerprint.matches(running.fingerprint())) {
+                    if (!fingerprint.matches(running.fingerprint())) {
                         throw IdempotencyKeyReusedException.of(scope);
                     }
                     // A marker outlives an attempt that finished: the shared cache learns the outcome from its
@@ -451,11 +453,6 @@ public final class IdempotencyEngine {
                     IdempotentResult<T> ended = committedOutcome(scope, fingerprint, codec);
                     if (ended != null) {
                         return ended;
-                    }
-                    if (!running.recent()) {
-                        // Its attempt ended without an outcome, or its process died, long ago: the store decides,
-                        // as if there were no marker, and a different request may use the key if it has no record.
-                        return attemptUntilDone(scope, fingerprint, codec, work, deadline);
                     }
                     if (!pauseBeforePolling(deadline)) {
                         if (writesOnce) {
@@ -473,7 +470,7 @@ public final class IdempotencyEngine {
                     }
                 }
                 case OutcomeCache.Entered entered -> {
-                    records.holdMarker(scope, entered.marker());
+                    records.holdMarker(scope, entered.marker(), entered.fresh());
                     try {
                         return attemptUntilDone(scope, fingerprint, codec, work, deadline);
                     } finally {

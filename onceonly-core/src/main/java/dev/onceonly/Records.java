@@ -85,9 +85,12 @@ record Records(Duration leaseDuration, Retention retention, @Nullable ReplayCach
     /**
      * Notes the marker the shared cache gave the attempt at {@code scope} running in this process (one at a time:
      * duplicates here wait for it), for {@link #takeMarker} once the attempt ended.
+     *
+     * @param fresh whether the scope had no marker before ({@link OutcomeCache.Entered#fresh()}): only then may the
+     *     attempt write its record once
      */
-    void holdMarker(IdempotencyScope scope, OutcomeCache.Marker marker) {
-        markers.put(scope, new HeldMarker(marker, true));
+    void holdMarker(IdempotencyScope scope, OutcomeCache.Marker marker, boolean fresh) {
+        markers.put(scope, new HeldMarker(marker, fresh));
     }
 
     /** The marker still to leave, or {@code null} if remembering the attempt's outcome dropped it already. */

@@ -125,10 +125,12 @@ class SharedOutcomeCacheTest {
 
     /**
      * A marker lasts as long as an outcome would where its attempt wrote its record once (issue 42), long after the
-     * attempt could still be running: past that, its fingerprint is no longer the key's, and the store decides.
+     * attempt could still be running: past that, the next attempt takes it over, so that duplicates wait for that
+     * one, and claims first, since the store may hold the old attempt's record; the marker's fingerprint is no longer
+     * the key's.
      */
     @Test
-    void aMarkerPastTheTimeItsAttemptMayRunLeavesTheStoreToDecideAtOnce() {
+    void aMarkerPastTheTimeItsAttemptMayRunIsTakenOverAndTheStoreDecides() {
         IdempotencyScope used = new IdempotencyScope("alice", "create-order",
                 IdempotencyKey.of(UUID.randomUUID().toString()));
         IdempotencyEngine.builder(store).build().execute(used, request("a"), TEXT, attempt -> order("created"));
@@ -139,8 +141,11 @@ class SharedOutcomeCacheTest {
         assertThatThrownBy(() -> instance().execute(used, request("b"), TEXT, attempt -> order("other")))
                 .as("refused by the record, not the marker").isInstanceOf(IdempotencyKeyReusedException.class);
         assertThat(storeCalls).hasPositiveValue();
-        assertThat(instance().execute(scope, request("b"), TEXT, attempt -> order("ran")))
-                .as("another request, where the marker's never stored an outcome")
+        assertThat(instance().execute(scope, request("b"), TEXT, attempt -> {
+            assertThat(shared.markers.get(scope)).as("this attempt's own marker, which duplicates wait for")
+                    .isEqualTo(new Held(shared.markers.get(scope).token(), request("b")));
+            return order("ran");
+        })).as("another request, where the old marker's attempt never stored an outcome")
                 .isEqualTo(new IdempotentResult<>("ran", false));
         assertThat(executions).hasValue(2);
     }
@@ -254,7 +259,13 @@ class SharedOutcomeCacheTest {
             }
             Held mine = new Held(UUID.randomUUID().toString(), fingerprint);
             Held held = markers.putIfAbsent(scope, mine);
-            return held == null ? new Entered(new Marker(mine.token())) : new Running(held.fingerprint(), held.recent());
+            if (held == null) {
+                return new Entered(new Marker(mine.token()), true);
+            }
+            if (!held.recent() && markers.replace(scope, held, mine)) {
+                return new Entered(new Marker(mine.token()), false);
+            }
+            return new Running(held.fingerprint());
         }
 
         @Override

@@ -282,7 +282,7 @@ final class Report {
             Optional<Double> service = difference("g", "b", clients, Measurement::medianServiceCpuMillis);
             Optional<Double> driver = difference("g", "b", clients, Measurement::medianDriverCpuMillis);
             Optional<Double> rest = machine.flatMap(m -> database.flatMap(d -> redis.flatMap(r -> service.flatMap(
-                    v -> driver.map(l -> m - d - r - v)))));
+                    v -> driver.map(l -> m - d - r - v - l)))));
             Optional<Double> freeRedis = machineB.flatMap(b -> machineG.flatMap(g -> redis.flatMap(r -> service.map(
                     v -> b / (g - r - Math.max(0, v))))));
             md.append(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", clients,

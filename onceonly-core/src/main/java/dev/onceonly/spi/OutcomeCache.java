@@ -20,9 +20,9 @@ import dev.onceonly.IdempotencyScope;
  *       retried.</li>
  *   <li>A marker says an attempt started, not that it still runs: after a success it stays until the outcome
  *       reaches the cache or its own time to live ends, and a duplicate that meets it asks the store whether the
- *       attempt has finished. Only while it is {@linkplain Running#recent() recent} may the attempt still be running;
- *       its holder may die, and meanwhile duplicates are told to retry (never run), which is what they would hear
- *       from the store. An older one leaves the store to decide.</li>
+ *       attempt has finished. Its holder may die; while the marker is recent enough that its attempt may still run,
+ *       duplicates are told to retry (never run), which is what they would hear from the store; an older one is taken
+ *       over by the next attempt, which claims first ({@link Entered#fresh()}).</li>
  * </ul>
  * Implementations are thread-safe.
  */
@@ -67,17 +67,20 @@ public interface OutcomeCache {
     }
 
     /**
-     * An attempt at the scope started somewhere, for a request with {@code fingerprint}, and may have finished:
-     * replay its stored outcome; else, while the marker is {@code recent}, wait, or answer as in progress, never
-     * run; an older marker's attempt ended without an outcome or died, and the store decides.
-     *
-     * @param recent whether the attempt started so recently that it may still be running
+     * An attempt at the scope started recently somewhere, for a request with {@code fingerprint}, and may have
+     * finished: replay its stored outcome, else wait, or answer as in progress; never run.
      */
-    record Running(Fingerprint fingerprint, boolean recent) implements Entry {
+    record Running(Fingerprint fingerprint) implements Entry {
     }
 
-    /** Nothing is known, and this caller's attempt now holds {@code marker}: ask the store, then leave it. */
-    record Entered(Marker marker) implements Entry {
+    /**
+     * This caller's attempt now holds {@code marker}: ask the store, then leave it.
+     *
+     * @param fresh whether no attempt was marked before; {@code false} where this one took over the marker of one
+     *     that started too long ago to be running still (it ended without an outcome, its process died, or its
+     *     outcome has not reached the cache yet): the store may hold a record then, so the attempt claims first
+     */
+    record Entered(Marker marker, boolean fresh) implements Entry {
     }
 
     /** Nothing is known, or the cache could not answer: ask the store. */

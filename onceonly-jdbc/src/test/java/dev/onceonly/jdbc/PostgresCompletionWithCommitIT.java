@@ -419,7 +419,7 @@ class PostgresCompletionWithCommitIT {
 
         @Override
         public Entry enter(IdempotencyScope scope, Fingerprint fingerprint, boolean writesOnce) {
-            return new Entered(new Marker(UUID.randomUUID().toString()));
+            return new Entered(new Marker(UUID.randomUUID().toString()), true);
         }
 
         @Override

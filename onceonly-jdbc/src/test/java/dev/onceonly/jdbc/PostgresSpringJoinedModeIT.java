@@ -158,7 +158,7 @@ class PostgresSpringJoinedModeIT {
 
         @Override
         public Entry enter(IdempotencyScope scope, Fingerprint request, boolean writesOnce) {
-            return new Running(fingerprint, true);
+            return new Running(fingerprint);
         }
 
         @Override

@@ -54,8 +54,10 @@ public final class RedisOutcomeCache implements OutcomeCache {
     private static final int TOKEN_LENGTH = 32;
 
     /**
-     * The outcome ({@code F}, value), else a fresh marker ({@code E}), else the marker held ({@code R}, value, and
-     * the milliseconds it has left).
+     * The outcome ({@code F}, value), else a fresh marker ({@code E}), else the marker held ({@code R}, value) while
+     * its attempt may still run, else that marker taken over ({@code T}): its life (after the fingerprint and token,
+     * ARGV[4] bytes) less what it has left is how long ago it was set, by Redis's own clock, and from ARGV[3]
+     * milliseconds on its attempt ended or died.
      */
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> ENTER = RedisScript.of("""
@@ -67,10 +69,15 @@ public final class RedisOutcomeCache implements OutcomeCache {
               return {'E'}
             end
             local held = redis.call('GET', KEYS[2])
-            if held then
-              return {'R', held, redis.call('PTTL', KEYS[2])}
+            if not held then
+              return {'U'}
             end
-            return {'U'}""", List.class);
+            local life = tonumber(string.sub(held, ARGV[4] + 1))
+            if life and life - redis.call('PTTL', KEYS[2]) >= tonumber(ARGV[3]) then
+              redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+              return {'T'}
+            end
+            return {'R', held}""", List.class);
     /** Keeps the outcome and drops any marker: nothing runs once there is an outcome. */
     private static final RedisScript<Long> REMEMBER = RedisScript.of("""
             redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -137,8 +144,9 @@ public final class RedisOutcomeCache implements OutcomeCache {
     /**
      * {@inheritDoc}
      *
-     * <p>The marker holds the request's fingerprint, the attempt's token and how long it was set to last, so that a
-     * duplicate can tell from what it has left (Redis's own clock) how long ago its attempt started.
+     * <p>The marker holds the request's fingerprint, the attempt's token and how long it was set to last, so that the
+     * script can tell from what it has left (Redis's own clock) how long ago its attempt started, and take over one
+     * older than the marker time to live.
      */
     @Override
     public Entry enter(IdempotencyScope scope, Fingerprint fingerprint, boolean writesOnce) {
@@ -147,39 +155,26 @@ public final class RedisOutcomeCache implements OutcomeCache {
         long life = writesOnce ? Math.max(markerTtl.toMillis(), maxTimeToLive.toMillis()) : markerTtl.toMillis();
         byte[] marker = markerValue(fingerprint, token, life);
         @SuppressWarnings("unchecked")
-        List<Object> reply = call(() -> redis.execute(ENTER, List.of(outcomeKey(id), markerKey(id)), marker,
-                decimal(life)));
+        List<byte[]> reply = call(() -> redis.execute(ENTER, List.of(outcomeKey(id), markerKey(id)), marker,
+                decimal(life), decimal(markerTtl.toMillis()), decimal(Fingerprint.LENGTH + TOKEN_LENGTH)));
         if (reply == null) {
             return Unknown.INSTANCE;
         }
-        Entry entry = switch ((char) ((byte[]) reply.getFirst())[0]) {
-            case 'F' -> finished((byte[]) reply.get(1));
-            case 'E' -> new Entered(new Marker(token));
-            case 'R' -> running((byte[]) reply.get(1), (Long) reply.get(2));
+        Entry entry = switch ((char) reply.getFirst()[0]) {
+            case 'F' -> finished(reply.get(1));
+            case 'E' -> new Entered(new Marker(token), true);
+            case 'T' -> new Entered(new Marker(token), false);
+            case 'R' -> running(reply.get(1));
             default -> Unknown.INSTANCE;
         };
         (entry instanceof Finished ? hits : entry instanceof Running ? running : misses).increment();
         return entry;
     }
 
-    /**
-     * Another attempt's marker, recent if its attempt started less than the marker time to live ago (its life less
-     * the milliseconds it has {@code left}). One that does not hold a fingerprint, a token and a life is none this
-     * version made: no answer, and the store decides.
-     */
-    private Entry running(byte[] marker, long left) {
-        if (marker.length <= Fingerprint.LENGTH + TOKEN_LENGTH) {
-            return Unknown.INSTANCE;
-        }
-        long life;
-        try {
-            life = Long.parseLong(new String(marker, Fingerprint.LENGTH + TOKEN_LENGTH,
-                    marker.length - Fingerprint.LENGTH - TOKEN_LENGTH, StandardCharsets.US_ASCII));
-        } catch (NumberFormatException foreign) {
-            return Unknown.INSTANCE;
-        }
-        return new Running(Fingerprint.ofDigest(Arrays.copyOf(marker, Fingerprint.LENGTH)),
-                life - left < markerTtl.toMillis());
+    /** Another attempt's marker; one too short to hold a fingerprint and a token is none of ours. */
+    private static Entry running(byte[] marker) {
+        return marker.length <= Fingerprint.LENGTH ? Unknown.INSTANCE
+                : new Running(Fingerprint.ofDigest(Arrays.copyOf(marker, Fingerprint.LENGTH)));
     }
 
     private Entry finished(byte[] value) {
@@ -352,7 +347,8 @@ public final class RedisOutcomeCache implements OutcomeCache {
         /**
          * How long after its start an attempt's marker says it may still be running; default 10 s. Within it,
          * duplicates on other instances wait for it, and are told "in progress" (also after its process died); past
-         * it, the store decides. An attempt that claims first has a marker this long; one that writes its record
+         * it, the next attempt takes the marker over and claims first: the store decides. An attempt that claims
+         * first has a marker this long; one that writes its record
          * once, as long as {@link #maxTimeToLive} (its outcome reaches Redis at its first replay, and until then its
          * marker is what tells a retry the key was used). An attempt that runs longer only loses the fast answer
          * (its duplicates then ask the store, which still refuses them where the attempt claimed first).

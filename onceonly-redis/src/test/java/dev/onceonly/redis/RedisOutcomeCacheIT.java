@@ -44,7 +44,7 @@ class RedisOutcomeCacheIT {
         OutcomeCache.Entry second = cache.enter(scope, fingerprint("b"), false);
 
         assertThat(first).isInstanceOf(OutcomeCache.Entered.class);
-        assertThat(second).isEqualTo(new OutcomeCache.Running(fingerprint("a"), true));
+        assertThat(second).isEqualTo(new OutcomeCache.Running(fingerprint("a")));
 
         cache.leave(scope, new OutcomeCache.Marker(UUID.randomUUID().toString()));
         assertThat(cache.enter(scope, fingerprint("a"), false)).as("another attempt's leave keeps the marker")
@@ -132,31 +132,36 @@ class RedisOutcomeCacheIT {
         assertThat(redis.getExpire(prefix + ":{" + claiming.id() + "}:m")).isBetween(1L, 10L);
     }
 
-    /** Past the marker time to live, its attempt ended or died: the store decides, whatever the marker's life. */
+    /**
+     * Past the marker time to live from its attempt's start (by Redis's own clock), the attempt ended or died: the
+     * next attempt takes the marker over, and its own duplicates then wait for it.
+     */
     @Test
-    void aMarkerIsRecentForTheMarkerTimeToLiveFromItsAttemptsStartByRedissClock() {
+    void aMarkerPastTheMarkerTimeToLiveIsTakenOverByTheNextAttempt() {
         RedisOutcomeCache cache = RedisOutcomeCache.builder(connections).prefix(prefix)
                 .markerTtl(Duration.ofMillis(300)).maxTimeToLive(Duration.ofMinutes(5)).build();
         cache.enter(scope, fingerprint("a"), true);
 
-        assertThat(cache.enter(scope, fingerprint("b"), true)).isEqualTo(new OutcomeCache.Running(fingerprint("a"),
-                true));
+        assertThat(cache.enter(scope, fingerprint("b"), true)).isEqualTo(new OutcomeCache.Running(fingerprint("a")));
         await().atMost(Duration.ofSeconds(10)).until(() -> cache.enter(scope, fingerprint("b"), true)
-                .equals(new OutcomeCache.Running(fingerprint("a"), false)));
-        assertThat(redis.getExpire(prefix + ":{" + scope.id() + "}:m")).as("the marker itself stays")
-                .isGreaterThan(200L);
+                instanceof OutcomeCache.Entered entered && !entered.fresh());
+        assertThat(cache.enter(scope, fingerprint("c"), true)).isEqualTo(new OutcomeCache.Running(fingerprint("b")));
+        OutcomeCache.Entered fresh = (OutcomeCache.Entered) cache.enter(new IdempotencyScope("bob", "create-order",
+                IdempotencyKey.of(UUID.randomUUID().toString())), fingerprint("a"), true);
+        assertThat(fresh.fresh()).isTrue();
     }
 
-    /** One of an earlier version, without its life, or damaged: the store decides. */
+    /** One without a life, of an earlier version or damaged, is another attempt's until its own time to live. */
     @Test
-    void aMarkerWithoutItsLifeIsNoAnswer() {
+    void aMarkerWithoutItsLifeIsNeverTakenOver() {
         String marker = prefix + ":{" + scope.id() + "}:m";
         byte[] digestAndToken = Arrays.copyOf(fingerprint("a").digest(), 64);
         for (byte[] value : List.of(digestAndToken, Arrays.copyOf(digestAndToken, 70))) {
             redis.execute((RedisCallback<Object>) connection -> connection.stringCommands().set(
                     marker.getBytes(StandardCharsets.UTF_8), value));
 
-            assertThat(cache.enter(scope, fingerprint("a"), false)).isEqualTo(OutcomeCache.Unknown.INSTANCE);
+            assertThat(cache.enter(scope, fingerprint("b"), false)).isEqualTo(new OutcomeCache.Running(
+                    fingerprint("a")));
         }
     }
 

@@ -14,8 +14,9 @@ import org.springframework.util.unit.DataSize;
  * @param timeout how long one Redis call may take (command and connect) before the request asks the database
  * @param prefix what OnceOnly's keys start with: give services that share a Redis their own
  * @param markerTtl how long after its start an attempt's marker says it may still be running (duplicates elsewhere
- *     are told "in progress" that long at most after its process died, then the database decides); a marker lasts
- *     this long, or with write-once as long as {@code maxTimeToLive}, unless the outcome's first replay ends it
+ *     are told "in progress" that long at most after its process died, then the next attempt takes the marker over
+ *     and claims first); a marker lasts this long, or with write-once as long as {@code maxTimeToLive}, unless the
+ *     outcome's first replay or the attempt's failure ends it
  * @param maxTimeToLive the longest an outcome is kept in Redis, never past its record's expiry
  * @param maxBodySize larger bodies are not kept in Redis (their replays ask the database)
  * @param breakerOpenFor how long Redis is not asked after failures opened the breaker, before a few probes
