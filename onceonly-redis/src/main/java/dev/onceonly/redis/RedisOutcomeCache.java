@@ -348,10 +348,10 @@ public final class RedisOutcomeCache implements OutcomeCache {
          * How long after its start an attempt's marker says it may still be running; default 10 s. Within it,
          * duplicates on other instances wait for it, and are told "in progress" (also after its process died); past
          * it, the next attempt takes the marker over and claims first: the store decides. An attempt that claims
-         * first has a marker this long; one that writes its record
-         * once, as long as {@link #maxTimeToLive} (its outcome reaches Redis at its first replay, and until then its
-         * marker is what tells a retry the key was used). An attempt that runs longer only loses the fast answer
-         * (its duplicates then ask the store, which still refuses them where the attempt claimed first).
+         * first has a marker this long; one that writes its record once, as long as {@link #maxTimeToLive} (its
+         * outcome reaches Redis at its first replay, and until then its marker is what tells a retry the key was
+         * used). An attempt that runs longer only loses the fast answer (its duplicates then ask the store, which
+         * still refuses them where the attempt claimed first).
          */
         public Builder markerTtl(Duration markerTtl) {
             this.markerTtl = positive("markerTtl", markerTtl);
