@@ -15,7 +15,7 @@ import org.springframework.util.unit.DataSize;
  * @param prefix what OnceOnly's keys start with: give services that share a Redis their own
  * @param markerTtl how long after its start an attempt's marker says it may still be running (duplicates elsewhere
  *     are told "in progress" that long at most after its process died, then the next attempt takes the marker over
- *     and claims first); a marker lasts this long, or with write-once as long as {@code maxTimeToLive}, unless the
+ *     and claims first); a marker lasts this long, or with write-once as long as max-time-to-live, unless the
  *     outcome's first replay or the attempt's failure ends it
  * @param maxTimeToLive the longest an outcome is kept in Redis, never past its record's expiry
  * @param maxBodySize larger bodies are not kept in Redis (their replays ask the database)
