@@ -191,6 +191,8 @@ final class Report {
         }
         cpuGap(md);
         redisGap(md);
+        writeOnceFloor(md);
+        redisRoundTrip(md);
         stormCost(md, "d", "c");
         stormCost(md, "i", "h");
         profiles(md);
@@ -307,6 +309,52 @@ final class Report {
     }
 
     /**
+     * What writing the record once can save PostgreSQL at most: the raw transactions of (g) and (b), as the store
+     * sends them, with no service in front, beside what the services' own rounds measured.
+     */
+    private void writeOnceFloor(StringBuilder md) {
+        if (find("floor-g", settings.clientCounts().getLast()).isEmpty()) {
+            return;
+        }
+        md.append("\nWhat writing the record once can save PostgreSQL at most: the raw transactions (floor-g: the "
+                + "order insert, then the finished record with the commit; floor-b: the claim, the order insert, the "
+                + "completion with the commit), over the same driver and pool with no service in front (in the run "
+                + "with Redis alone, in rounds of their own after the services'; PostgreSQL CPU ms per transaction, "
+                + "median rounds):\n\n"
+                + "| clients | PostgreSQL, floor-a | PostgreSQL, floor-b | PostgreSQL, floor-g | floor-g / floor-b "
+                + "| g / b, the services | requests/s, floor-g / floor-b | requests/s, g / b |\n"
+                + "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        for (int clients : settings.clientCounts().subList(1, settings.clientCounts().size())) {
+            md.append(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s | %s | %s | %s |%n", clients,
+                    millis(cpu("floor-a", clients, Measurement::medianDatabaseCpuMillis)),
+                    millis(cpu("floor-b", clients, Measurement::medianDatabaseCpuMillis)),
+                    millis(cpu("floor-g", clients, Measurement::medianDatabaseCpuMillis)),
+                    format(cpuRatio("floor-g", "floor-b", clients, Measurement::medianDatabaseCpuMillis)),
+                    format(cpuRatio("g", "b", clients, Measurement::medianDatabaseCpuMillis)),
+                    format(ratio("floor-g", "floor-b", clients)), format(ratio("g", "b", clients))));
+        }
+    }
+
+    /** What one Redis call costs its caller and the Redis server, measured apart from any service. */
+    private void redisRoundTrip(StringBuilder md) {
+        if (!(http.facts().get("redisRoundTrip") instanceof Map<?, ?> costs)) {
+            return;
+        }
+        md.append("\nWhat one Redis round trip costs, with no service around it (`RedisRoundTrip`: 16 virtual threads "
+                + "in this benchmark's process, each pausing 2 ms after each call so that calls do not pile up on the "
+                + "connection, as in a service; the caller's CPU less that of a round of the pauses alone, the Redis "
+                + "server's less what it spends idle; medians of 5 rounds of 5 s, the calls taking turns):\n\n"
+                + "| call | caller CPU µs/call | Redis server CPU µs/call | calls/s |\n| --- | --- | --- | --- |\n");
+        costs.forEach((call, cost) -> {
+            Map<?, ?> figures = (Map<?, ?>) cost;
+            md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.0f |%n", call.equals("enter")
+                    ? "the outcome cache's enter, a write-once first execution's (one script)"
+                    : "a plain SET … NX PX of a marker's length", (Double) figures.get("callerMicros"),
+                    (Double) figures.get("redisMicros"), (Double) figures.get("callsPerSecond")));
+        });
+    }
+
+    /**
      * What one duplicate of storm {@code storm} cost, beside a hot replay of {@code replays} at as many clients as the
      * storm's others: a storm costs the other clients the share of the machine its duplicates take, the load
      * driver's share included, which on this machine no real client's storm would take.
@@ -343,8 +391,10 @@ final class Report {
         md.append("\nWhat the service sent per request (median rounds): statements PostgreSQL ran "
                 + "(`pg_stat_statements`, BEGIN and COMMIT included; – where it is not preloaded), commands Redis ran, "
                 + "and round trips to each, counted as the data segments the service's connections sent (`ss`): "
-                + "statements sent together leave as one; and the CPU time of the Redis server per request, which the "
-                + "machine's CPU includes but no other column shows.\n\n"
+                + "statements sent together leave as one, but the PostgreSQL driver sends a transaction's BEGIN on its "
+                + "own ahead of its first statement (it flushes it), which the server reads and answers apart, so a "
+                + "transaction counts one segment more than the answers it waits for; and the CPU time of the Redis "
+                + "server per request, which the machine's CPU includes but no other column shows.\n\n"
                 + "| scenario | clients | PostgreSQL statements | PostgreSQL round trips | Redis commands "
                 + "| Redis round trips | Redis server CPU ms/request |\n| --- | --- | --- | --- | --- | --- | --- |\n");
         for (Measurement m : http.measurements()) {
@@ -494,6 +544,7 @@ final class Report {
             case "floor-b-query-timeout" -> "floor-b-query-timeout: raw JDBC, claim bounded by a query timeout";
             case "floor-b-unbounded" -> "floor-b-unbounded: raw JDBC, claim without a lock bound";
             case "floor-b-commit-apart" -> "floor-b-commit-apart: raw JDBC, completion and commit apart";
+            case "floor-g" -> "floor-g: raw JDBC, a first execution that writes its record once";
             case "e-10k" -> "e: first executions, small table";
             case "e-large" -> "e: first executions, large table";
             case "gc" -> "gc: first executions with Redis, claim first";

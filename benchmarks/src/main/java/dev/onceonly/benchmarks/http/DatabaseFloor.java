@@ -20,8 +20,9 @@ import org.postgresql.jdbc.PgStatement;
 /**
  * The database's floor: what the service's transactions cost PostgreSQL with no Java path in front of them. A plain
  * JDBC loop on the service's tables and pool size (16, HikariCP) runs the statements of (a), an order insert that
- * commits on its own, and of (b), a first execution as OnceOnly sends it, so that the report can set the HTTP ratio
- * b/a beside the raw one. The statements are the reference service's ({@code OrderService}) and the store's
+ * commits on its own, of (b), a first execution as OnceOnly sends it, and of (g), one that writes its record once,
+ * so that the report can set the HTTP ratios b/a and g/b beside the raw ones: what any implementation of those
+ * transactions costs PostgreSQL, over the same driver and pool. The statements are the reference service's ({@code OrderService}) and the store's
  * ({@code PostgresDialect}), written out here: a change to either must change them here too.
  *
  * <p>Besides OnceOnly's own claim, between {@code SET LOCAL lock_timeout} and its reset in one round trip, two other
@@ -49,7 +50,12 @@ final class DatabaseFloor implements AutoCloseable {
          */
         FIRST_EXECUTION_QUERY_TIMEOUT("floor-b-query-timeout", "claim bounded by the driver's query timeout"),
         /** (b) with no lock bound on the claim. */
-        FIRST_EXECUTION_UNBOUNDED("floor-b-unbounded", "claim without a lock bound");
+        FIRST_EXECUTION_UNBOUNDED("floor-b-unbounded", "claim without a lock bound"),
+        /**
+         * (g) as the store sends it: the order insert, then the finished record between SET LOCAL lock_timeout and
+         * the commit, one round trip; no claim.
+         */
+        WRITE_ONCE("floor-g", "order insert, then the finished record with the commit");
 
         private final String scenario;
         private final String description;
@@ -90,6 +96,14 @@ final class DatabaseFloor implements AutoCloseable {
             + " expires_at = ? WHERE owner = ? AND operation = ? AND idem_key = ?"
             + " AND state = 'PROCESSING' AND attempt = ? AND created_at = ?";
 
+    /** As {@code PostgresDialect} sends it: nothing commits unless the record was inserted. */
+    private static final String INSERT_FINISHED_WITH_COMMIT = "SET LOCAL lock_timeout = '" + LOCK_WAIT + "'; "
+            + "WITH inserted AS (INSERT INTO onceonly_record (owner, operation, idem_key, fingerprint, state, attempt,"
+            + " http_status, response_headers, response_body, resource_id, created_at, updated_at, expires_at)"
+            + " VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)"
+            + " ON CONFLICT (owner, operation, idem_key) DO NOTHING RETURNING 1)"
+            + " SELECT 1 / count(*) FROM inserted; COMMIT";
+
     /** As {@code PostgresDialect} sends it: nothing commits unless the completion found its claim. */
     private static final String COMPLETE_WITH_COMMIT = "WITH completed AS (" + COMPLETE + " RETURNING 1)"
             + " SELECT 1 / count(*) FROM completed; COMMIT";
@@ -109,10 +123,10 @@ final class DatabaseFloor implements AutoCloseable {
     LoadDriver.Work work(Transaction transaction) {
         return client -> {
             try (Connection connection = pool.getConnection()) {
-                if (transaction == Transaction.ORDER_ONLY) {
-                    insertOrder(connection);
-                } else {
-                    firstExecution(connection, transaction);
+                switch (transaction) {
+                    case ORDER_ONLY -> insertOrder(connection);
+                    case WRITE_ONCE -> writeOnce(connection);
+                    default -> firstExecution(connection, transaction);
                 }
             }
             return 201;
@@ -137,8 +151,7 @@ final class DatabaseFloor implements AutoCloseable {
     }
 
     private static void firstExecution(Connection connection, Transaction transaction) throws SQLException {
-        connection.setAutoCommit(false);
-        try {
+        inTransaction(connection, () -> {
             String key = UUID.randomUUID().toString();
             Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
             // As the store keeps it for a success: the claim's expiry, unchanged, so that the completion is an
@@ -148,7 +161,41 @@ final class DatabaseFloor implements AutoCloseable {
             long orderId = insertOrder(connection);
             boolean commitApart = transaction == Transaction.FIRST_EXECUTION_COMMIT_APART;
             complete(connection, commitApart ? COMPLETE : COMPLETE_WITH_COMMIT, key, orderId, now, expiresAt);
-            // Sends nothing after a completion that committed: the driver follows the server's transaction state.
+        });
+    }
+
+    private static void writeOnce(Connection connection) throws SQLException {
+        inTransaction(connection, () -> {
+            String key = UUID.randomUUID().toString();
+            Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
+            long orderId = insertOrder(connection);
+            try (PreparedStatement record = connection.prepareStatement(INSERT_FINISHED_WITH_COMMIT)) {
+                int i = bindScope(record, 1, key);
+                record.setBytes(i++, fingerprint());
+                record.setString(i++, "SUCCEEDED");
+                i = bindResponse(record, i, key, orderId);
+                record.setObject(i++, utc(now));
+                record.setObject(i++, utc(now));
+                record.setObject(i, utc(now.plus(RETENTION)));
+                // With the commit, the statement answers rows, and fails (a division by zero) if it inserted none.
+                record.execute();
+            }
+        });
+    }
+
+    /** Statements that may send their transaction's commit themselves. */
+    private interface Statements {
+        void send() throws SQLException;
+    }
+
+    /**
+     * Runs {@code statements} in a transaction and commits it; the driver follows the server's transaction state, so
+     * the commit sends nothing after a statement that committed.
+     */
+    private static void inTransaction(Connection connection, Statements statements) throws SQLException {
+        connection.setAutoCommit(false);
+        try {
+            statements.send();
             connection.commit();
         } catch (SQLException e) {
             connection.rollback();
@@ -163,19 +210,15 @@ final class DatabaseFloor implements AutoCloseable {
         String sql = switch (transaction) {
             case FIRST_EXECUTION, FIRST_EXECUTION_COMMIT_APART -> CLAIM_SET_LOCAL;
             case FIRST_EXECUTION_QUERY_TIMEOUT, FIRST_EXECUTION_UNBOUNDED -> CLAIM;
-            case ORDER_ONLY -> throw new IllegalArgumentException("no claim in " + transaction);
+            case ORDER_ONLY, WRITE_ONCE -> throw new IllegalArgumentException("no claim in " + transaction);
         };
         try (PreparedStatement claim = connection.prepareStatement(sql)) {
             // As PostgresDialect bounded it before issue 39, for the engine's default wait
             if (transaction == Transaction.FIRST_EXECUTION_QUERY_TIMEOUT) {
                 claim.unwrap(PgStatement.class).setQueryTimeoutMs(LOCK_WAIT_MILLIS);
             }
-            byte[] fingerprint = new byte[32];
-            ThreadLocalRandom.current().nextBytes(fingerprint);
-            claim.setString(1, OWNER);
-            claim.setString(2, OPERATION);
-            claim.setString(3, key);
-            claim.setBytes(4, fingerprint);
+            int i = bindScope(claim, 1, key);
+            claim.setBytes(i, fingerprint());
             claim.setObject(5, utc(now.plus(LEASE)));
             claim.setObject(6, utc(now));
             claim.setObject(7, utc(now));
@@ -188,16 +231,10 @@ final class DatabaseFloor implements AutoCloseable {
             Instant expiresAt) throws SQLException {
         try (PreparedStatement complete = connection.prepareStatement(sql)) {
             complete.setString(1, "SUCCEEDED");
-            complete.setInt(2, 201);
-            complete.setString(3, "Content-Type: application/json\nLocation: /api/orders/" + orderId + "\n");
-            complete.setBytes(4, ("{\"orderId\":" + orderId + ",\"orderNo\":\"" + key.substring(0, 12)
-                    + "\",\"status\":\"PENDING_PAYMENT\"}").getBytes(StandardCharsets.UTF_8));
-            complete.setString(5, Long.toString(orderId));
+            bindResponse(complete, 2, key, orderId);
             complete.setObject(6, utc(now));
             complete.setObject(7, utc(expiresAt));
-            complete.setString(8, OWNER);
-            complete.setString(9, OPERATION);
-            complete.setString(10, key);
+            bindScope(complete, 8, key);
             complete.setInt(11, 1);
             complete.setObject(12, utc(now));
             // With the commit, the statement answers rows, and fails (a division by zero) if it completed none.
@@ -208,13 +245,37 @@ final class DatabaseFloor implements AutoCloseable {
         }
     }
 
+    private static int bindScope(PreparedStatement statement, int first, String key) throws SQLException {
+        statement.setString(first, OWNER);
+        statement.setString(first + 1, OPERATION);
+        statement.setString(first + 2, key);
+        return first + 3;
+    }
+
+    /** The endpoint's answer as the store keeps it: status, headers, body and resource id. */
+    private static int bindResponse(PreparedStatement statement, int first, String key, long orderId)
+            throws SQLException {
+        statement.setInt(first, 201);
+        statement.setString(first + 1, "Content-Type: application/json\nLocation: /api/orders/" + orderId + "\n");
+        statement.setBytes(first + 2, ("{\"orderId\":" + orderId + ",\"orderNo\":\"" + key.substring(0, 12)
+                + "\",\"status\":\"PENDING_PAYMENT\"}").getBytes(StandardCharsets.UTF_8));
+        statement.setString(first + 3, Long.toString(orderId));
+        return first + 4;
+    }
+
+    private static byte[] fingerprint() {
+        byte[] fingerprint = new byte[32];
+        ThreadLocalRandom.current().nextBytes(fingerprint);
+        return fingerprint;
+    }
+
     private static OffsetDateTime utc(Instant instant) {
         return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
     }
 
-    /** The transactions measured, baseline first. */
-    static List<Transaction> transactions() {
-        return List.of(Transaction.values());
+    /** What the run with Redis alone sets beside its HTTP scenarios: (a), (b) and (g). */
+    static List<Transaction> withoutVariants() {
+        return List.of(Transaction.ORDER_ONLY, Transaction.FIRST_EXECUTION, Transaction.WRITE_ONCE);
     }
 
     @Override

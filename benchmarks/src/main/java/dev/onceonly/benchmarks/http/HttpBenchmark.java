@@ -106,7 +106,8 @@ public final class HttpBenchmark {
                 ServiceProcess idempotent = start(true, "b-d", WITHOUT_REDIS);
                 ServiceProcess claimFirst = start(true, "gc", withRedis(prefix, false));
                 ServiceProcess writeOnce = start(true, "g-i", withRedis(prefix, true))) {
-            measureFirstExecutions(new Services(plain, idempotent, claimFirst, writeOnce), true);
+            measureFirstExecutions(new Services(plain, idempotent, claimFirst, writeOnce),
+                    List.of(DatabaseFloor.Transaction.values()));
             facts.put("b.hotUpdates", database.hotUpdates());
             List<String> keys = createOrders(idempotent, REPLAY_KEYS);
             for (int clients : settings.clientCounts()) {
@@ -121,10 +122,19 @@ public final class HttpBenchmark {
     }
 
     /**
-     * The first executions with and without Redis, (a), (b), (gc) and (g), then the Redis replays and storm, (h) and
-     * (i): for a look at the fast layer alone.
+     * What one Redis round trip costs with no service around it ({@link RedisRoundTrip}), then the first executions
+     * with and without Redis, (a), (b), (gc) and (g), then the Redis replays and storm, (h) and (i): for a look at the
+     * fast layer alone. Last, once the services have stopped, the raw transactions of (a), (b) and (g) in rounds of
+     * their own, so that their writes, three to six times as fast as the services', and the autovacuum they call
+     * for do not weigh on the services' rounds.
      */
     public Results runRedisOnly() throws Exception {
+        try (RedisRoundTrip roundTrip = new RedisRoundTrip("127.0.0.1", 6379)) {
+            Map<String, Map<String, Double>> costs = new LinkedHashMap<>();
+            roundTrip.measure().forEach((call, cost) -> costs.put(call, Map.of("callerMicros", cost.callerMicros(),
+                    "redisMicros", cost.redisMicros(), "callsPerSecond", cost.callsPerSecond())));
+            facts.put("redisRoundTrip", costs);
+        }
         facts.put("postgresql", database.serverVersion());
         facts.put("serviceHeap", String.join(" ", ServiceProcess.HEAP));
         database.recreate();
@@ -133,9 +143,10 @@ public final class HttpBenchmark {
                 ServiceProcess idempotent = start(true, "b", WITHOUT_REDIS);
                 ServiceProcess claimFirst = start(true, "gc", withRedis(prefix, false));
                 ServiceProcess writeOnce = start(true, "g-i", withRedis(prefix, true))) {
-            measureFirstExecutions(new Services(plain, idempotent, claimFirst, writeOnce), false);
+            measureFirstExecutions(new Services(plain, idempotent, claimFirst, writeOnce), List.of());
             measureRedisReplays(writeOnce, prefix);
         }
+        measureFloors(DatabaseFloor.withoutVariants());
         return results();
     }
 
@@ -161,12 +172,27 @@ public final class HttpBenchmark {
         return new Results(List.copyOf(measurements), new LinkedHashMap<>(profiles), facts);
     }
 
+    /** The database's {@code floors} alone, their rounds interleaved, at every client count but one. */
+    private void measureFloors(List<DatabaseFloor.Transaction> floors) throws Exception {
+        try (DatabaseFloor raw = new DatabaseFloor(database.url(), ServiceProcess.POOL_SIZE)) {
+            for (int clients : settings.clientCounts().subList(1, settings.clientCounts().size())) {
+                List<Load> groups = new ArrayList<>();
+                for (DatabaseFloor.Transaction transaction : floors) {
+                    groups.add(new Load(new LoadDriver.Group(transaction.scenario(), clients, raw.work(transaction)),
+                            null, false));
+                }
+                measureInterleaved(groups);
+            }
+        }
+    }
+
     /**
      * (a) and (b) at every client count, (gc) and (g) too at every count but one, their rounds interleaved so that a
-     * drift of the machine (autovacuum, a checkpoint, a growing table) weighs on all alike; with {@code floor}, the
-     * database's floor ({@link DatabaseFloor}) too, in the same rounds, at every client count but one.
+     * drift of the machine (autovacuum, a checkpoint, a growing table) weighs on all alike; and the {@code floors} of
+     * the database ({@link DatabaseFloor}) too, in the same rounds, at every client count but one.
      */
-    private void measureFirstExecutions(Services services, boolean floor) throws Exception {
+    private void measureFirstExecutions(Services services, List<DatabaseFloor.Transaction> floors)
+            throws Exception {
         try (DatabaseFloor raw = new DatabaseFloor(database.url(), ServiceProcess.POOL_SIZE)) {
             for (int clients : settings.clientCounts()) {
                 List<Load> groups = new ArrayList<>(List.of(
@@ -180,8 +206,8 @@ public final class HttpBenchmark {
                     groups.add(Load.withProfile(driver.http("g", clients, client -> freshKey(services.writeOnce())),
                             services.writeOnce()));
                 }
-                if (floor && clients > 1) {
-                    for (DatabaseFloor.Transaction transaction : DatabaseFloor.Transaction.values()) {
+                if (clients > 1) {
+                    for (DatabaseFloor.Transaction transaction : floors) {
                         groups.add(new Load(new LoadDriver.Group(transaction.scenario(), clients,
                                 raw.work(transaction)), null, false));
                     }
