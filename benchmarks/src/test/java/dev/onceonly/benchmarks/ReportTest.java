@@ -52,6 +52,22 @@ class ReportTest {
     }
 
     @Test
+    void theHttpRatioIsSetBesideTheRawOneOnlyWhereTheFloorsRanInTheServicesRounds() {
+        List<Measurement> measurements = List.of(measurement("a", 1000, 0.2, 0.4, 1.0, 0.1),
+                measurement("b", 500, 0.5, 0.5, 2.0, 0.1), measurement("floor-a", 4000, 0.2, 0.0, 0.3, 0.1),
+                measurement("floor-b", 2000, 0.5, 0.0, 0.7, 0.1), measurement("floor-g", 3000, 0.35, 0.0, 0.5, 0.1));
+        String together = new Report(List.of(), new HttpBenchmark.Results(measurements, Map.of(), Map.of()),
+                SETTINGS, Instant.EPOCH, Instant.EPOCH, false).markdown();
+        String apart = new Report(List.of(), new HttpBenchmark.Results(measurements, Map.of(),
+                Map.of("floorsApart", true)), SETTINGS, Instant.EPOCH, Instant.EPOCH, false).markdown();
+
+        String target = "| (b/a) / (floor-b/floor-a), the HTTP ratio / the raw-JDBC ratio, 16 clients | >= 0.90 | ";
+        assertThat(together).contains(target + "1.00 | yes |").contains("in the services' rounds");
+        assertThat(apart).contains(target + "– | – |").contains("in rounds of their own after the services'");
+        assertThat(apart).contains("| 16 | 0.200 | 0.500 | 0.350 | 0.70 |");
+    }
+
+    @Test
     void theFingerprintRatioIsTheMedianOfForksRunSideBySideSoThatOneSlowStretchDoesNotDecideIt() {
         // The pass's third fork ran in a slow stretch (250 against 135 µs) that SHA-256's third fork beside it did
         // not see: over all forks the pass averages 158 µs, 4.3 x SHA-256's mean, but pair by pair it is 3.6 x.

@@ -125,7 +125,7 @@ public final class HttpBenchmark {
      * What one Redis round trip costs with no service around it ({@link RedisRoundTrip}), then the first executions
      * with and without Redis, (a), (b), (gc) and (g), then the Redis replays and storm, (h) and (i): for a look at the
      * fast layer alone. Last, once the services have stopped, the raw transactions of (a), (b) and (g) in rounds of
-     * their own, so that their writes, three to six times as fast as the services', and the autovacuum they call
+     * their own, so that their writes, two to three times as fast as the services', and the autovacuum they call
      * for do not weigh on the services' rounds.
      */
     public Results runRedisOnly() throws Exception {
@@ -147,6 +147,7 @@ public final class HttpBenchmark {
             measureRedisReplays(writeOnce, prefix);
         }
         measureFloors(DatabaseFloor.withoutVariants());
+        facts.put("floorsApart", true);
         return results();
     }
 
@@ -205,8 +206,6 @@ public final class HttpBenchmark {
                             services.claimFirst())), services.claimFirst()));
                     groups.add(Load.withProfile(driver.http("g", clients, client -> freshKey(services.writeOnce())),
                             services.writeOnce()));
-                }
-                if (clients > 1) {
                     for (DatabaseFloor.Transaction transaction : floors) {
                         groups.add(new Load(new LoadDriver.Group(transaction.scenario(), clients,
                                 raw.work(transaction)), null, false));
