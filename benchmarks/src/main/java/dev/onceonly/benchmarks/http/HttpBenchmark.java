@@ -177,14 +177,14 @@ public final class HttpBenchmark {
     private void measureFloors(List<DatabaseFloor.Transaction> floors) throws Exception {
         try (DatabaseFloor raw = new DatabaseFloor(database.url(), ServiceProcess.POOL_SIZE)) {
             for (int clients : settings.clientCounts().subList(1, settings.clientCounts().size())) {
-                List<Load> groups = new ArrayList<>();
-                for (DatabaseFloor.Transaction transaction : floors) {
-                    groups.add(new Load(new LoadDriver.Group(transaction.scenario(), clients, raw.work(transaction)),
-                            null, false));
-                }
-                measureInterleaved(groups);
+                measureInterleaved(floorLoads(raw, floors, clients));
             }
         }
+    }
+
+    private static List<Load> floorLoads(DatabaseFloor raw, List<DatabaseFloor.Transaction> floors, int clients) {
+        return floors.stream().map(transaction -> new Load(new LoadDriver.Group(transaction.scenario(), clients,
+                raw.work(transaction)), null, false)).toList();
     }
 
     /**
@@ -194,7 +194,9 @@ public final class HttpBenchmark {
      */
     private void measureFirstExecutions(Services services, List<DatabaseFloor.Transaction> floors)
             throws Exception {
-        try (DatabaseFloor raw = new DatabaseFloor(database.url(), ServiceProcess.POOL_SIZE)) {
+        // No pool of the floor's (16 idle connections) beside the services when it has nothing to run.
+        try (DatabaseFloor raw = floors.isEmpty() ? null
+                : new DatabaseFloor(database.url(), ServiceProcess.POOL_SIZE)) {
             for (int clients : settings.clientCounts()) {
                 List<Load> groups = new ArrayList<>(List.of(
                         Load.withProfile(driver.http("a", clients, client -> freshKey(services.plain())),
@@ -206,9 +208,8 @@ public final class HttpBenchmark {
                             services.claimFirst())), services.claimFirst()));
                     groups.add(Load.withProfile(driver.http("g", clients, client -> freshKey(services.writeOnce())),
                             services.writeOnce()));
-                    for (DatabaseFloor.Transaction transaction : floors) {
-                        groups.add(new Load(new LoadDriver.Group(transaction.scenario(), clients,
-                                raw.work(transaction)), null, false));
+                    if (raw != null) {
+                        groups.addAll(floorLoads(raw, floors, clients));
                     }
                 }
                 measureInterleaved(groups);
